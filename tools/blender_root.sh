@@ -45,6 +45,7 @@ ensure() {
         return 0
     fi
     if [ -x "$ROOT/usr/bin/blender" ] && [ -f "$ROOT/.real2gym-ready" ]; then
+        [ -e "$ROOT/etc/mtab" ] || ln -sf ../proc/self/mounts "$ROOT/etc/mtab"
         return 0
     fi
     command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
@@ -52,6 +53,8 @@ ensure() {
     rm -rf "$ROOT.partial"
     mkdir -p "$(dirname "$ROOT")"
     debootstrap --variant=minbase --include="$PACKAGES" trixie "$ROOT.partial" "$(mirror)" >&2
+    # Blender lists mounted file systems through /etc/mtab.
+    ln -sf ../proc/self/mounts "$ROOT.partial/etc/mtab"
     rm -rf "$ROOT"
     mv "$ROOT.partial" "$ROOT"
     touch "$ROOT/.real2gym-ready"

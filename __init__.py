@@ -1,0 +1,35 @@
+"""Real2Gym: turn a manipulation video into a physically verified MuJoCo scene.
+
+The Blender extension's entry point. Nothing here but registration: the core
+lives in ``real2gym_addon`` (no bpy), the Blender side in ``bridge``,
+``operators`` and ``panels``. bpy is imported inside register() so that the
+package also imports in plain Python (the ``real2gym`` command line).
+"""
+
+
+def _classes() -> list:
+    from . import bridge, operators, panels
+
+    return [*bridge.CLASSES, *operators.CLASSES, *panels.CLASSES]
+
+
+def register() -> None:
+    """Registers the classes and the add-on's state on Scene and Object."""
+    import bpy
+
+    from .bridge import properties
+
+    for cls in _classes():
+        bpy.utils.register_class(cls)
+    properties.attach()
+
+
+def unregister() -> None:
+    """Unregisters everything :func:`register` registered, in reverse order."""
+    import bpy
+
+    from .bridge import properties
+
+    properties.detach()
+    for cls in reversed(_classes()):
+        bpy.utils.unregister_class(cls)

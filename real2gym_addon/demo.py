@@ -1,0 +1,184 @@
+"""Reading and checking a demo folder (``../shared/CONTRACT.md``).
+
+:func:`load_demo` reads ``camera.json``, ``prompts.json`` and the video, checks
+them against each other (frame sizes, prompt frames and boxes) and returns a
+:class:`Demo`. Every problem is a :class:`~real2gym_addon.errors.DemoFolderError`
+naming the file, the object and the frame. ``truth.json`` is never read here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from .errors import DemoFolderError, WarningLog
+from .prompts import ObjectPrompt, Task, parse_prompts
+from .video import Video, find_video, open_video
+
+@dataclasses.dataclass(frozen=True)
+class Camera:
+    """Pinhole intrinsics in pixels (OpenCV convention) and the optional pose.
+
+    Attributes:
+        width: Image width in pixels.
+        height: Image height in pixels.
+        fx: Focal length along x, pixels.
+        fy: Focal length along y, pixels.
+        cx: Principal point x, pixels from the left edge.
+        cy: Principal point y, pixels from the top edge.
+        world_from_camera: 4x4 row-major pose of the OpenCV camera frame in the
+            world frame (z up, z = 0 on the table), or None when not given.
+        depth_scale: Metres per depth-image unit.
+    """
+
+    width: int
+    height: int
+    fx: float
+    fy: float
+    cx: float
+    cy: float
+    world_from_camera: tuple[tuple[float, ...], ...] | None = None
+    depth_scale: float = 0.001
+
+
+@dataclasses.dataclass(frozen=True)
+class Demo:
+    """A checked demo folder.
+
+    Attributes:
+        path: The demo folder.
+        video: The checked video.
+        camera: The camera intrinsics (and pose, when given).
+        objects: One prompt per object, in the order of prompts.json.
+        task: The demonstrated task.
+        depth_dir: The ``depth`` folder, or None when the demo has no depth.
+        trajectory_path: ``trajectory.json``, or None when absent.
+    """
+
+    path: Path
+    video: Video
+    camera: Camera
+    objects: tuple[ObjectPrompt, ...]
+    task: Task
+    depth_dir: Path | None = None
+    trajectory_path: Path | None = None
+
+
+def _read_json(path: Path) -> Any:
+    if not path.is_file():
+        raise DemoFolderError(f"{path.name} is missing from the demo folder {path.parent}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise DemoFolderError(
+            f"{path.name} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
+        ) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise DemoFolderError(f"{path.name} cannot be read: {e}") from e
+
+
+def _number(data: dict, key: str, where: str, positive: bool = False) -> float:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DemoFolderError(f"{where}: '{key}' must be a number, got {value!r}")
+    if positive and value <= 0:
+        raise DemoFolderError(f"{where}: '{key}' must be positive, got {value}")
+    return float(value)
+
+
+def load_camera(path: Path) -> Camera:
+    """Reads and checks ``camera.json``.
+
+    Args:
+        path: The camera.json file.
+
+    Returns:
+        The camera.
+
+    Raises:
+        DemoFolderError: The file is missing, not JSON, or a field is missing or
+            not a valid number.
+    """
+    return parse_camera(_read_json(path))
+
+
+def parse_camera(data: Any, where: str = "camera.json") -> Camera:
+    """Checks the content of camera.json; see :func:`load_camera`."""
+    if not isinstance(data, dict):
+        raise DemoFolderError(f"{where} must hold a JSON object with width, height, fx, fy, cx, cy")
+    width = _number(data, "width", where, positive=True)
+    height = _number(data, "height", where, positive=True)
+    if width != int(width) or height != int(height):
+        raise DemoFolderError(f"{where}: width and height must be whole pixels")
+    pose = data.get("world_from_camera")
+    if pose is not None:
+        try:
+            rows = tuple(tuple(float(v) for v in row) for row in pose)
+        except (TypeError, ValueError) as e:
+            raise DemoFolderError(f"{where}: 'world_from_camera' must be a 4x4 list of numbers") from e
+        if len(rows) != 4 or any(len(r) != 4 for r in rows) or not all(map(math.isfinite, sum(rows, ()))):
+            raise DemoFolderError(f"{where}: 'world_from_camera' must be a 4x4 list of finite numbers")
+        pose = rows
+    depth_scale = _number(data, "depth_scale", where, positive=True) if "depth_scale" in data else 0.001
+    return Camera(
+        width=int(width),
+        height=int(height),
+        fx=_number(data, "fx", where, positive=True),
+        fy=_number(data, "fy", where, positive=True),
+        cx=_number(data, "cx", where),
+        cy=_number(data, "cy", where),
+        world_from_camera=pose,
+        depth_scale=depth_scale,
+    )
+
+
+def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
+    """Reads and checks a whole demo folder.
+
+    Args:
+        path: The demo folder.
+        log: Receives warnings; a new one is used when None.
+
+    Returns:
+        The checked demo.
+
+    Raises:
+        DemoFolderError: Anything missing or malformed, named by file, object and frame.
+    """
+    log = log if log is not None else WarningLog()
+    folder = Path(path).expanduser()
+    if not folder.exists():
+        raise DemoFolderError(f"demo folder not found: {folder}")
+    if not folder.is_dir():
+        raise DemoFolderError(f"{folder} is not a folder; give the demo folder that holds video.mp4")
+    folder = folder.resolve()
+    camera_data = _read_json(folder / "camera.json")
+    camera = parse_camera(camera_data)
+    prompts_data = _read_json(folder / "prompts.json")
+    source = find_video(folder)
+    if source is None:
+        raise DemoFolderError(f"no video in {folder}: expected video.mp4 (or video.<ext>) or frames/000000.png ...")
+    fps = _number(camera_data, "fps", "camera.json", positive=True) if "fps" in camera_data else None
+    video = open_video(source, fps=fps)
+    if video.is_sequence and fps is None:
+        log.warn("video", f"frames/ has no frame rate; using {video.fps:g} fps (set 'fps' in camera.json)")
+    if (video.width, video.height) != (camera.width, camera.height):
+        raise DemoFolderError(
+            f"camera.json says {camera.width}x{camera.height} but {source.name} is "
+            f"{video.width}x{video.height}; the intrinsics must be for the video's size"
+        )
+    objects, task = parse_prompts(prompts_data, video.frames, video.width, video.height, log)
+    depth_dir = folder / "depth"
+    trajectory = folder / "trajectory.json"
+    return Demo(
+        path=folder,
+        video=video,
+        camera=camera,
+        objects=objects,
+        task=task,
+        depth_dir=depth_dir if depth_dir.is_dir() else None,
+        trajectory_path=trajectory if trajectory.is_file() else None,
+    )

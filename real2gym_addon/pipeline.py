@@ -1,0 +1,131 @@
+"""The whole pipeline, from a demo folder to an output folder with report.json.
+
+A :class:`PipelineRun` splits the work in two so that Blender can stay
+responsive: :meth:`PipelineRun.analyse` does everything that does not touch
+Blender (and may run in a worker thread); :meth:`PipelineRun.finish` writes the
+Blender scene through a callback given by the caller (on Blender's main thread),
+writes report.json and moves all files into the output folder at once. A run
+that fails or is cancelled leaves the output folder as it was.
+
+Headless callers use :func:`run_pipeline`, which does both in order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .demo import load_demo
+from .errors import WarningLog
+from .files import OutputFolder, write_json_atomic
+from .progress import Progress
+from .scene import SceneDescription
+
+BlendWriter = Callable[[SceneDescription, Path], None]
+"""Builds the Blender scene for a description and saves it to the given .blend path."""
+
+REPORT_NAME = "report.json"
+BLEND_NAME = "scene.blend"
+
+
+class PipelineRun:
+    """One run of the pipeline on a demo folder.
+
+    Args:
+        demo_dir: The demo folder (``../shared/CONTRACT.md``).
+        out_dir: The output folder; created if missing.
+        progress: Receives progress and carries cancellation; a silent one when None.
+    """
+
+    def __init__(self, demo_dir: Path | str, out_dir: Path | str, progress: Progress | None = None) -> None:
+        self.demo_dir = Path(demo_dir)
+        self.out_dir = Path(out_dir)
+        self.progress = progress or Progress()
+        self.log = WarningLog()
+        self.scene: SceneDescription | None = None
+        self._output: OutputFolder | None = None
+
+    def analyse(self) -> SceneDescription:
+        """Runs every stage that does not need Blender.
+
+        Safe to call from a worker thread. Writes only into the staging folder.
+
+        Returns:
+            The scene description, also kept in :attr:`scene`.
+
+        Raises:
+            Real2GymError: Bad input, an unwritable output folder, or cancellation.
+        """
+        started = time.perf_counter()
+        self.progress.step("reading the demo folder", 0.0)
+        demo = load_demo(self.demo_dir, self.log)
+        scene = SceneDescription.from_demo(demo)
+        scene.stages["load"] = time.perf_counter() - started
+        self.progress.step("preparing the output folder", 0.5)
+        self._output = OutputFolder(self.out_dir)
+        self.scene = scene
+        return scene
+
+    def finish(self, write_blend: BlendWriter | None = None) -> Path:
+        """Writes the Blender scene (if a writer is given) and report.json, then commits.
+
+        Call on Blender's main thread when ``write_blend`` touches bpy.
+
+        Args:
+            write_blend: Builds and saves the Blender scene; None to skip scene.blend.
+
+        Returns:
+            The path of the written report.json.
+        """
+        if self.scene is None or self._output is None:
+            raise RuntimeError("PipelineRun.finish() called before analyse()")
+        scene, staging = self.scene, self._output.staging
+        if write_blend is not None:
+            self.progress.step("building the Blender scene", 0.8)
+            started = time.perf_counter()
+            write_blend(scene, staging / BLEND_NAME)
+            scene.artifacts["blend"] = BLEND_NAME
+            scene.stages["blender"] = time.perf_counter() - started
+        self.progress.step("writing report.json", 0.95)
+        scene.warnings = self.log.as_report()
+        write_json_atomic(staging / REPORT_NAME, scene.to_report())
+        self._output.commit()
+        self.progress.step("done", 1.0)
+        return self._output.path / REPORT_NAME
+
+    def abort(self) -> None:
+        """Discards everything this run staged; the output folder keeps its earlier content."""
+        if self._output is not None:
+            self._output.discard()
+
+
+def run_pipeline(
+    demo_dir: Path | str,
+    out_dir: Path | str,
+    write_blend: BlendWriter | None = None,
+    progress: Progress | None = None,
+) -> PipelineRun:
+    """Runs the whole pipeline synchronously (command line, ``blender -b``, tests).
+
+    Args:
+        demo_dir: The demo folder.
+        out_dir: The output folder.
+        write_blend: Builds and saves the Blender scene; None to skip scene.blend.
+        progress: Receives progress and carries cancellation.
+
+    Returns:
+        The finished run; its ``scene`` and ``log`` hold the result and warnings.
+
+    Raises:
+        Real2GymError: Bad input, an unwritable output folder, or cancellation;
+            nothing is written then.
+    """
+    run = PipelineRun(demo_dir, out_dir, progress)
+    try:
+        run.analyse()
+        run.finish(write_blend)
+    except BaseException:
+        run.abort()
+        raise
+    return run

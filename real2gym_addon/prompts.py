@@ -1,0 +1,155 @@
+"""The object prompts and the task of a demo (``prompts.json``).
+
+Each object has a box (and optional points) on one frame, a shape hint and a
+role; the task names which object goes where. :func:`load_prompts` checks them
+against the video: the frame exists, the box lies on the image.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from .errors import DemoFolderError, WarningLog
+
+SHAPES = ("auto", "box", "cylinder", "cup", "bowl", "plate", "mesh")
+ROLES = ("manipulated", "container", "support", "static")
+TASK_TYPES = ("place_in", "place_on", "lift")
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectPrompt:
+    """What to segment for one object, as given in prompts.json.
+
+    Attributes:
+        name: The object's name, unique in the demo.
+        frame: The video frame (0-based) the box and points are drawn on.
+        box: ``(x0, y0, x1, y1)`` in pixels on that frame, clipped to the image.
+        points: ``(x, y, label)`` triples in pixels; label 1 = on the object.
+        shape: One of :data:`SHAPES`.
+        role: One of :data:`ROLES`.
+    """
+
+    name: str
+    frame: int
+    box: tuple[float, float, float, float]
+    points: tuple[tuple[float, float, int], ...] = ()
+    shape: str = "auto"
+    role: str = "manipulated"
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """The demonstrated task.
+
+    Attributes:
+        type: One of :data:`TASK_TYPES`.
+        object: The object that is moved.
+        target: The container or support it goes to (None for ``lift``).
+    """
+
+    type: str
+    object: str
+    target: str | None = None
+
+
+def _finite_numbers(value: Any, count: int) -> tuple[float, ...] | None:
+    if not isinstance(value, (list, tuple)) or len(value) != count:
+        return None
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+        return None
+    if not all(math.isfinite(v) for v in value):
+        return None
+    return tuple(float(v) for v in value)
+
+
+def _parse_object(entry: Any, index: int, frames: int, width: int, height: int, log: WarningLog) -> ObjectPrompt:
+    if not isinstance(entry, dict):
+        raise DemoFolderError(f"prompts.json: objects[{index}] must be a JSON object")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise DemoFolderError(f"prompts.json: objects[{index}] needs a non-empty 'name'")
+    where = f"prompts.json, object '{name}'"
+    frame = entry.get("frame", 0)
+    if isinstance(frame, bool) or not isinstance(frame, int):
+        raise DemoFolderError(f"{where}: 'frame' must be a whole frame number, got {frame!r}")
+    if not 0 <= frame < frames:
+        raise DemoFolderError(
+            f"{where}: prompt frame {frame} is out of range; the video has frames 0 to {frames - 1}"
+        )
+    box = _finite_numbers(entry.get("box"), 4)
+    if box is None:
+        raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        raise DemoFolderError(f"{where}: box {list(box)} on frame {frame} has zero area (need x1 > x0 and y1 > y0)")
+    clipped = (max(x0, 0.0), max(y0, 0.0), min(x1, float(width)), min(y1, float(height)))
+    if clipped[2] <= clipped[0] or clipped[3] <= clipped[1]:
+        raise DemoFolderError(
+            f"{where}: box {list(box)} on frame {frame} lies outside the {width}x{height} image"
+        )
+    if clipped != box:
+        log.warn("prompts", f"object '{name}': box {list(box)} on frame {frame} was clipped to the image")
+    points = []
+    for p_index, point in enumerate(entry.get("points") or []):
+        values = _finite_numbers(point, 3)
+        if values is None or values[2] not in (0, 1):
+            raise DemoFolderError(f"{where}: points[{p_index}] must be [x, y, label] with label 0 or 1")
+        if not (0 <= values[0] < width and 0 <= values[1] < height):
+            raise DemoFolderError(
+                f"{where}: point {list(point)} on frame {frame} lies outside the {width}x{height} image"
+            )
+        points.append((values[0], values[1], int(values[2])))
+    shape = entry.get("shape", "auto")
+    if shape not in SHAPES:
+        raise DemoFolderError(f"{where}: unknown shape {shape!r}; use one of {', '.join(SHAPES)}")
+    role = entry.get("role", "manipulated")
+    if role not in ROLES:
+        raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
+    return ObjectPrompt(name=name, frame=frame, box=clipped, points=tuple(points), shape=shape, role=role)
+
+
+def parse_prompts(
+    data: Any, frames: int, width: int, height: int, log: WarningLog
+) -> tuple[tuple[ObjectPrompt, ...], Task]:
+    """Checks the content of prompts.json against the video.
+
+    Args:
+        data: The parsed JSON.
+        frames: Number of video frames.
+        width: Frame width in pixels.
+        height: Frame height in pixels.
+        log: Receives warnings (e.g. a box clipped to the image).
+
+    Returns:
+        The object prompts in file order, and the task.
+
+    Raises:
+        DemoFolderError: A field is missing or invalid; the message names the object.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("objects"), list) or not data["objects"]:
+        raise DemoFolderError("prompts.json must hold an 'objects' list with at least one object")
+    objects = tuple(
+        _parse_object(entry, i, frames, width, height, log) for i, entry in enumerate(data["objects"])
+    )
+    names = [o.name for o in objects]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise DemoFolderError(f"prompts.json: object names must be unique; repeated: {', '.join(duplicates)}")
+    task = data.get("task")
+    if not isinstance(task, dict):
+        raise DemoFolderError("prompts.json needs a 'task' object with 'type' and 'object'")
+    kind = task.get("type")
+    if kind not in TASK_TYPES:
+        raise DemoFolderError(f"prompts.json: unknown task type {kind!r}; use one of {', '.join(TASK_TYPES)}")
+    moved, target = task.get("object"), task.get("target")
+    if moved not in names:
+        raise DemoFolderError(f"prompts.json: the task's object {moved!r} is not among the objects ({', '.join(names)})")
+    if kind != "lift" and target not in names:
+        raise DemoFolderError(
+            f"prompts.json: task '{kind}' needs a 'target' among the objects ({', '.join(names)}), got {target!r}"
+        )
+    if target is not None and target == moved:
+        raise DemoFolderError(f"prompts.json: the task's object and target are both '{moved}'")
+    return objects, Task(type=kind, object=moved, target=target)

@@ -1,0 +1,123 @@
+"""The scene description passed from stage to stage, and report.json made from it.
+
+One serialisable record (:class:`SceneDescription`) holds what the stages know
+about a demo: the video, the camera, the table, the objects and their motion,
+the interaction keyframes, the checks and the files written. Each stage adds to
+it; ``report.json`` is written from it (``../shared/CONTRACT.md``), and the
+Blender bridge builds the Blender scene from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .demo import Camera, Demo
+
+REPORT_VERSION = 1
+
+
+@dataclasses.dataclass
+class VideoInfo:
+    """The video as the report describes it.
+
+    Attributes:
+        path: Absolute path of the movie file or frames folder.
+        frames: Number of frames.
+        fps: Frames per second.
+        width: Width in pixels.
+        height: Height in pixels.
+        is_sequence: True for a folder of frame images.
+    """
+
+    path: str
+    frames: int
+    fps: float
+    width: int
+    height: int
+    is_sequence: bool = False
+
+
+@dataclasses.dataclass
+class SceneDescription:
+    """Everything the stages know about one demo.
+
+    Attributes:
+        demo_dir: Absolute path of the demo folder.
+        video: The video.
+        camera: Intrinsics (pixels) and, when known, the world pose.
+        task: ``{"type", "object", "target"}`` from prompts.json.
+        objects: Per-object entries in the report's form (filled by later stages).
+        keyframes: ``{"frame", "event", "object"}`` entries.
+        verification: The verifier's result, or None before it runs.
+        artifacts: Output files, relative to the output folder.
+        warnings: ``{"stage", "message"}`` entries.
+        stages: Wall time per stage in seconds.
+    """
+
+    demo_dir: str
+    video: VideoInfo
+    camera: Camera
+    task: dict[str, Any]
+    objects: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    table: dict[str, Any] | None = None
+    keyframes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    verification: dict[str, Any] | None = None
+    artifacts: dict[str, str] = dataclasses.field(default_factory=dict)
+    warnings: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    stages: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_demo(cls, demo: Demo) -> SceneDescription:
+        """Starts a description from a checked demo folder."""
+        video = demo.video
+        return cls(
+            demo_dir=str(demo.path),
+            video=VideoInfo(
+                path=str(video.path),
+                frames=video.frames,
+                fps=video.fps,
+                width=video.width,
+                height=video.height,
+                is_sequence=video.is_sequence,
+            ),
+            camera=demo.camera,
+            task=dataclasses.asdict(demo.task),
+        )
+
+    def to_report(self) -> dict[str, Any]:
+        """Returns the report.json content (contract version :data:`REPORT_VERSION`)."""
+        camera = self.camera
+        report: dict[str, Any] = {
+            "version": REPORT_VERSION,
+            "demo": self.demo_dir,
+            "video": {
+                "frames": self.video.frames,
+                "fps": self.video.fps,
+                "width": self.video.width,
+                "height": self.video.height,
+                "source": self.video.path,
+            },
+            "camera": {
+                "fx": camera.fx,
+                "fy": camera.fy,
+                "cx": camera.cx,
+                "cy": camera.cy,
+                "width": camera.width,
+                "height": camera.height,
+                "world_from_camera": [list(r) for r in camera.world_from_camera]
+                if camera.world_from_camera
+                else None,
+            },
+            "task": self.task,
+            "objects": self.objects,
+            "keyframes": self.keyframes,
+            "artifacts": self.artifacts,
+            "warnings": self.warnings,
+            "timing": {"stages_s": self.stages},
+        }
+        if self.table is not None:
+            report["table"] = self.table
+        if self.verification is not None:
+            report["verification"] = self.verification
+        return report

@@ -1,0 +1,173 @@
+"""The gripper's script for the demo: waypoints joined by minimum-jerk segments.
+
+The gripper approaches from above, descends around the block, closes, lifts, carries
+the block over the cup, lowers a little, opens, waits while the block falls and
+settles, and retreats. Heights follow from the object sizes so that varied scenes
+still succeed. Poses are in the world frame (metres, radians); the grip command is the
+per-finger opening in metres (0 = closed, ``FINGER_TRAVEL`` = fully open).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from _demo_scene import FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE, Layout
+
+# Relative durations of the script's segments; they are scaled to the video length.
+_SEGMENTS = (
+    ("hold", 0.05),
+    ("approach", 0.14),
+    ("descend", 0.10),
+    ("close", 0.08),
+    ("lift", 0.10),
+    ("carry", 0.16),
+    ("lower", 0.07),
+    ("open", 0.05),
+    ("fall", 0.06),
+    ("retreat", 0.10),
+    ("rest", 0.09),
+)
+MIN_DURATION = 3.0  # seconds; shorter scripts accelerate the block out of the grip
+
+
+@dataclass(frozen=True)
+class Waypoint:
+    """One pose of the script.
+
+    Attributes:
+        time: Seconds from the first video frame.
+        position: Grasp centre in the world frame (m), shape (3,).
+        yaw: Rotation of the top-down gripper about world z (rad).
+        grip: Commanded per-finger opening (m).
+        name: The segment that ends here.
+    """
+
+    time: float
+    position: np.ndarray
+    yaw: float
+    grip: float
+    name: str
+
+
+def minimum_jerk(s: np.ndarray | float) -> np.ndarray | float:
+    """Minimum-jerk blend 10 s^3 - 15 s^4 + 6 s^5 of a phase ``s`` clipped to [0, 1]."""
+    s = np.clip(s, 0.0, 1.0)
+    return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
+
+
+def top_down_quat(yaw: float) -> np.ndarray:
+    """Orientation [w, x, y, z] of a gripper pointing down (z = -world z), turned by yaw.
+
+    The gripper frame is Rz(yaw) Rx(pi): x along (cos yaw, sin yaw, 0), y (the finger
+    opening axis) along (sin yaw, -cos yaw, 0), z straight down.
+    """
+    half = yaw / 2
+    # Rz(yaw) * Rx(pi) as a quaternion product of [cos h, 0, 0, sin h] and [0, 1, 0, 0].
+    return np.array([0.0, np.cos(half), np.sin(half), 0.0])
+
+
+def grasp_yaw(block_yaw: float, preferred: float) -> float:
+    """The gripper yaw closest to ``preferred`` whose fingers close on two block faces.
+
+    Args:
+        block_yaw: Block rotation about world z (rad).
+        preferred: Wanted gripper yaw (rad).
+
+    Returns:
+        ``block_yaw`` plus a multiple of pi/2, the one nearest ``preferred``.
+    """
+    k = np.round((preferred - block_yaw) / (np.pi / 2))
+    return float(block_yaw + k * np.pi / 2)
+
+
+def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[Waypoint]:
+    """Waypoints of the pick-and-place script for this layout.
+
+    Args:
+        layout: Object sizes and placements.
+        duration: Video length in seconds; segment times scale with it.
+        preferred_yaw: Wanted gripper yaw (rad), e.g. to put one finger between the
+            camera and the block.
+
+    Returns:
+        Waypoints in time order, the first at time 0.
+
+    Raises:
+        ValueError: If the video is too short or the objects do not fit the gripper.
+    """
+    size = layout.block_size
+    if duration < MIN_DURATION:
+        raise ValueError(
+            f"the video lasts {duration:.2f} s; the script needs at least {MIN_DURATION} s "
+            "(raise --frames or lower --fps)"
+        )
+    if size > 2 * FINGER_TRAVEL - 0.01:
+        raise ValueError(f"a {size * 100:.1f} cm block does not fit the 8 cm gripper")
+    inner = layout.cup_radius - layout.cup_wall
+    if size * np.sqrt(2) / 2 > inner - 0.004:
+        raise ValueError(
+            f"a {size * 100:.1f} cm block does not fit a cup of inner radius "
+            f"{inner * 100:.1f} cm (raise --cup-radius or lower --block-size)"
+        )
+    yaw = grasp_yaw(layout.block_yaw, preferred_yaw)
+    # Grasp centre above the block bottom: mid-block, but keep the fingertips clear.
+    grasp_z = max(size / 2, FINGERTIP_BELOW_CENTRE + 0.004)
+    release_z = layout.cup_height + 0.015 + grasp_z
+    carry_z = release_z + 0.04
+    above_z = max(size + 0.10, carry_z)
+    block = np.r_[layout.block_xy, 0.0]
+    cup = np.r_[layout.cup_xy, 0.0]
+    toward_cam = layout.camera_pos[:2] - layout.block_xy
+    toward_cam /= np.linalg.norm(toward_cam)
+    home = block + np.r_[0.06 * toward_cam, 0.0] + (block - cup) * 0.25
+    home[2] = above_z + 0.06
+    carry_yaw = yaw + np.deg2rad(12.0)
+    opened, closed = FINGER_TRAVEL, 0.0
+    poses = {
+        "hold": (home, yaw, opened),
+        "approach": (block + [0, 0, above_z], yaw, opened),
+        "descend": (block + [0, 0, grasp_z], yaw, opened),
+        "close": (block + [0, 0, grasp_z], yaw, closed),
+        "lift": (block + [0, 0, carry_z], yaw, closed),
+        "carry": (cup + [0, 0, carry_z], carry_yaw, closed),
+        "lower": (cup + [0, 0, release_z], carry_yaw, closed),
+        "open": (cup + [0, 0, release_z], carry_yaw, opened),
+        "fall": (cup + [0, 0, release_z], carry_yaw, opened),
+        "retreat": (cup + [0, 0, release_z + 0.12], carry_yaw, opened),
+        "rest": (cup + [0, 0, release_z + 0.12], carry_yaw, opened),
+    }
+    total = sum(weight for _, weight in _SEGMENTS)
+    waypoints, time = [Waypoint(0.0, home.copy(), yaw, opened, "start")], 0.0
+    for name, weight in _SEGMENTS:
+        time += duration * weight / total
+        position, seg_yaw, grip = poses[name]
+        waypoints.append(Waypoint(time, np.asarray(position, float), seg_yaw, grip, name))
+    return waypoints
+
+
+def pose_at(waypoints: list[Waypoint], time: float) -> tuple[np.ndarray, float, float]:
+    """Commanded grasp centre, yaw and per-finger opening at ``time``.
+
+    Args:
+        waypoints: The script, from ``plan_script``.
+        time: Seconds from the first video frame; clamped to the script.
+
+    Returns:
+        Position in the world frame (m, shape (3,)), yaw (rad), per-finger opening (m).
+    """
+    if time <= waypoints[0].time:
+        first = waypoints[0]
+        return first.position.copy(), first.yaw, first.grip
+    for start, end in zip(waypoints[:-1], waypoints[1:]):
+        if time <= end.time:
+            s = minimum_jerk((time - start.time) / max(end.time - start.time, 1e-9))
+            position = start.position + s * (end.position - start.position)
+            return (
+                position,
+                start.yaw + s * (end.yaw - start.yaw),
+                start.grip + s * (end.grip - start.grip),
+            )
+    last = waypoints[-1]
+    return last.position.copy(), last.yaw, last.grip

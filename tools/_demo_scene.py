@@ -1,0 +1,425 @@
+"""The demo scene: a table, an open cup, a block, a floating gripper and a camera.
+
+Builds the MuJoCo model of the bundled demo with ``mujoco.MjSpec``. World frame: z up,
+gravity -z, z = 0 on the table top (CONTRACT.md). Every object sits in its own geom
+group so that masks of one object alone can be rendered by switching groups off.
+
+The gripper is a floating parallel-jaw hand with roughly Franka Hand dimensions. Its
+body frame is the *gripper frame*: origin at the grasp centre (midway between the
+finger pads), z along the approach direction (palm to fingertips), y along the finger
+opening direction. A mocap body welded to it drives it; the block is held by friction
+only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+# Geom groups: each object alone can be rendered by enabling only its group.
+GROUP_ENVIRONMENT = 0
+GROUP_BLOCK = 1
+GROUP_CUP = 2
+GROUP_GRIPPER = 3
+GROUP_DISTRACTOR = 4
+GROUP_HIDDEN = 5  # collision-only geoms whose look is given by a visual mesh
+
+# Gripper dimensions in metres (roughly a Franka Hand).
+FINGER_TRAVEL = 0.04  # per finger; full opening 0.08
+PAD_HALF = (0.011, 0.002, 0.011)  # pad half sizes in the gripper frame (x, y, z)
+FINGER_HALF = (0.011, 0.006, 0.027)  # finger link half sizes
+FINGERTIP_BELOW_CENTRE = 0.011  # how far the fingertips reach past the grasp centre
+PALM_HALF = (0.032, 0.102, 0.028)
+TABLE_HEIGHT = 0.75
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where things are and how big they are (world frame, metres, radians).
+
+    Attributes:
+        block_size: Edge length of the cubic block.
+        block_mass: Block mass in kilograms.
+        block_xy: Block centre on the table, shape (2,).
+        block_yaw: Block rotation about world z.
+        cup_radius: Outer radius of the cup.
+        cup_height: Cup height, bottom to rim.
+        cup_wall: Wall thickness.
+        cup_bottom: Bottom thickness.
+        cup_xy: Cup axis on the table, shape (2,).
+        distractor_xy: Centre of the static cylinder, shape (2,), or None for none.
+        distractor_radius: Its radius.
+        distractor_height: Its height.
+        camera_pos: Camera optical centre, shape (3,).
+        camera_rot: World-from-camera rotation in OpenCV axes (x right, y down,
+            z forward), shape (3, 3).
+        fovy: Vertical field of view in degrees.
+        width: Image width in pixels.
+        height: Image height in pixels.
+    """
+
+    block_size: float
+    block_mass: float
+    block_xy: np.ndarray
+    block_yaw: float
+    cup_radius: float
+    cup_height: float
+    cup_wall: float
+    cup_bottom: float
+    cup_xy: np.ndarray
+    distractor_xy: np.ndarray | None
+    distractor_radius: float
+    distractor_height: float
+    camera_pos: np.ndarray
+    camera_rot: np.ndarray
+    fovy: float
+    width: int
+    height: int
+
+
+def look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """World-from-camera rotation of a camera at ``eye`` looking at ``target``.
+
+    Args:
+        eye: Camera position in world coordinates (m), shape (3,).
+        target: Point looked at, world coordinates (m), shape (3,).
+
+    Returns:
+        Rotation matrix, shape (3, 3), whose columns are the OpenCV camera axes
+        (x right, y down, z forward) in world coordinates; the image is level.
+    """
+    forward = target - eye
+    forward = forward / np.linalg.norm(forward)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    return np.stack([right, down, forward], axis=1)
+
+
+def _rot_to_quat(rot: np.ndarray) -> np.ndarray:
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rot).reshape(9))
+    return quat
+
+
+def _wood_texture(rng: np.random.Generator, size: int = 256) -> bytes:
+    """A light wood-grain RGB texture, (size, size, 3) uint8 as bytes."""
+    y, x = np.mgrid[0:size, 0:size] / size
+    warp = 0.04 * np.sin(2 * np.pi * (3 * x + rng.uniform())) + 0.02 * np.sin(
+        2 * np.pi * (7 * x + rng.uniform())
+    )
+    grain = 0.5 + 0.5 * np.sin(2 * np.pi * (18 * (y + warp)) + 3 * np.sin(9 * x))
+    fine = rng.normal(0, 1, (size // 8, size // 8))
+    fine = np.kron(fine, np.ones((8, 8)))[:size, :size]
+    shade = 0.82 + 0.1 * grain + 0.03 * fine
+    base = np.array([196, 154, 108], dtype=float)
+    rgb = np.clip(shade[..., None] * base, 0, 255).astype(np.uint8)
+    return rgb.tobytes()
+
+
+def _cup_mesh(layout: Layout, segments: int = 48) -> tuple[list[float], list[int]]:
+    """Closed surface of an open cup: outer wall, rim, inner wall and both bottoms.
+
+    Returns vertices (flat x, y, z list, cup frame: origin at the bottom centre, z up)
+    and triangles (flat index list, counter-clockwise seen from outside).
+    """
+    outer, inner = layout.cup_radius, layout.cup_radius - layout.cup_wall
+    height, bottom = layout.cup_height, layout.cup_bottom
+    theta = np.linspace(0.0, 2 * np.pi, segments, endpoint=False)
+    rings = [(outer, 0.0), (outer, height), (inner, height), (inner, bottom)]
+    verts = [[r * np.cos(t), r * np.sin(t), z] for r, z in rings for t in theta]
+    verts += [[0.0, 0.0, 0.0], [0.0, 0.0, bottom]]
+    n = segments
+    faces: list[list[int]] = []
+    for k in range(n):
+        k1 = (k + 1) % n
+        for ring in range(3):  # outer wall, rim, inner wall
+            a, b = ring * n + k, ring * n + k1
+            c, d = (ring + 1) * n + k1, (ring + 1) * n + k
+            faces += [[a, b, c], [a, c, d]]
+        faces.append([4 * n + 1, 3 * n + k, 3 * n + k1])  # inner bottom, +z
+        faces.append([4 * n, k1, k])  # outer bottom, -z
+    return np.ravel(verts).tolist(), np.ravel(faces).tolist()
+
+
+def _add_environment(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) -> None:
+    wood = spec.add_texture(
+        name="wood", type=mujoco.mjtTexture.mjTEXTURE_2D, width=256, height=256, nchannel=3
+    )
+    wood.data = _wood_texture(rng)
+    table_mat = spec.add_material(name="table", texrepeat=[3, 3], specular=0.2, shininess=0.3)
+    table_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "wood"
+    spec.add_texture(
+        name="floor",
+        type=mujoco.mjtTexture.mjTEXTURE_2D,
+        builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
+        rgb1=[0.42, 0.42, 0.44],
+        rgb2=[0.36, 0.36, 0.38],
+        width=64,
+        height=64,
+    )
+    floor_mat = spec.add_material(name="floor", texrepeat=[8, 8])
+    floor_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "floor"
+
+    world = spec.worldbody
+    env = {"group": GROUP_ENVIRONMENT}
+    world.add_geom(
+        name="table",
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        size=[0.6, 0.45, 0.02],
+        pos=[0, 0, -0.02],
+        material="table",
+        **env,
+    )
+    world.add_geom(
+        name="floor",
+        type=mujoco.mjtGeom.mjGEOM_PLANE,
+        size=[4, 4, 0.1],
+        pos=[0, 0, -TABLE_HEIGHT],
+        material="floor",
+        **env,
+    )
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            world.add_geom(
+                type=mujoco.mjtGeom.mjGEOM_BOX,
+                size=[0.025, 0.025, (TABLE_HEIGHT - 0.04) / 2],
+                pos=[sx * 0.55, sy * 0.4, -0.04 - (TABLE_HEIGHT - 0.04) / 2],
+                rgba=[0.35, 0.25, 0.17, 1],
+                **env,
+            )
+    # A back wall behind the table, facing the camera.
+    away = layout.camera_rot[:, 2].copy()
+    away[2] = 0.0
+    away /= np.linalg.norm(away)
+    wall_rot = np.stack([np.cross([0, 0, 1.0], -away), [0, 0, 1.0], -away], axis=1)
+    world.add_geom(
+        name="wall",
+        type=mujoco.mjtGeom.mjGEOM_PLANE,
+        size=[3, 2, 0.1],
+        pos=(np.r_[0.0, 0.0, 0.3] + 1.3 * away).tolist(),
+        quat=_rot_to_quat(wall_rot).tolist(),
+        rgba=[0.78, 0.77, 0.72, 1],
+        **env,
+    )
+    world.add_light(
+        name="key",
+        type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+        dir=[0.3, 0.4, -1.0],
+        diffuse=[0.6, 0.6, 0.58],
+        specular=[0.2, 0.2, 0.2],
+        castshadow=True,
+    )
+    world.add_light(
+        name="fill",
+        type=mujoco.mjtLightType.mjLIGHT_SPOT,
+        pos=(layout.camera_pos + [0, 0, 0.6]).tolist(),
+        dir=[0, 0, -1.0],
+        diffuse=[0.35, 0.35, 0.37],
+        cutoff=60,
+        castshadow=False,
+    )
+
+
+def _add_objects(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) -> None:
+    world = spec.worldbody
+    half = layout.block_size / 2
+    block = world.add_body(
+        name="block",
+        pos=[*layout.block_xy, half + 1e-4],
+        quat=[np.cos(layout.block_yaw / 2), 0, 0, np.sin(layout.block_yaw / 2)],
+    )
+    block.add_freejoint(name="block")
+    block.add_geom(
+        name="block",
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        size=[half] * 3,
+        mass=layout.block_mass,
+        rgba=[0.85 + 0.05 * rng.uniform(), 0.16, 0.12, 1],
+        friction=[1.0, 0.01, 0.0002],
+        condim=4,
+        group=GROUP_BLOCK,
+    )
+
+    cup = world.add_body(name="cup", pos=[*layout.cup_xy, 1e-4])
+    cup.add_freejoint(name="cup")
+    wall, count = layout.cup_wall, 16
+    density = 1300.0  # thick plastic, kg/m^3
+    hidden = {"group": GROUP_HIDDEN, "density": density, "condim": 4}
+    cup.add_geom(
+        name="cup_bottom",
+        type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+        size=[layout.cup_radius, layout.cup_bottom / 2, 0],
+        pos=[0, 0, layout.cup_bottom / 2],
+        **hidden,
+    )
+    half_len = layout.cup_radius * np.tan(np.pi / count)
+    wall_mid = layout.cup_radius - wall / 2
+    for k in range(count):
+        angle = 2 * np.pi * k / count
+        cup.add_geom(
+            name=f"cup_wall{k}",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[wall / 2, half_len, layout.cup_height / 2],
+            pos=[wall_mid * np.cos(angle), wall_mid * np.sin(angle), layout.cup_height / 2],
+            quat=[np.cos(angle / 2), 0, 0, np.sin(angle / 2)],
+            **hidden,
+        )
+    verts, faces = _cup_mesh(layout)
+    spec.add_mesh(name="cup_shell", uservert=verts, userface=faces)
+    cup.add_geom(
+        name="cup_visual",
+        type=mujoco.mjtGeom.mjGEOM_MESH,
+        meshname="cup_shell",
+        contype=0,
+        conaffinity=0,
+        mass=0,
+        rgba=[0.14, 0.36 + 0.05 * rng.uniform(), 0.78, 1],
+        group=GROUP_CUP,
+    )
+
+    if layout.distractor_xy is not None:
+        can = world.add_body(
+            name="distractor", pos=[*layout.distractor_xy, layout.distractor_height / 2 + 1e-4]
+        )
+        can.add_freejoint(name="distractor")
+        can.add_geom(
+            name="distractor",
+            type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+            size=[layout.distractor_radius, layout.distractor_height / 2, 0],
+            mass=0.12,
+            rgba=[0.93, 0.78, 0.15, 1],
+            group=GROUP_DISTRACTOR,
+        )
+
+
+def _add_gripper(spec: mujoco.MjSpec, pos: np.ndarray, quat: np.ndarray) -> None:
+    world = spec.worldbody
+    world.add_body(name="gripper_target", mocap=True, pos=pos.tolist(), quat=quat.tolist())
+    hand = world.add_body(name="hand", pos=pos.tolist(), quat=quat.tolist(), gravcomp=1)
+    hand.add_freejoint(name="hand")
+    look = {"group": GROUP_GRIPPER}
+    white = [0.92, 0.92, 0.9, 1]
+    finger_top = FINGERTIP_BELOW_CENTRE - 2 * FINGER_HALF[2]
+    hand.add_geom(
+        name="palm",
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        size=list(PALM_HALF),
+        pos=[0, 0, finger_top - PALM_HALF[2]],
+        mass=0.6,
+        rgba=white,
+        **look,
+    )
+    hand.add_geom(
+        name="flange",
+        type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+        size=[0.032, 0.018, 0],
+        pos=[0, 0, finger_top - 2 * PALM_HALF[2] - 0.018],
+        mass=0.2,
+        rgba=[0.25, 0.25, 0.27, 1],
+        **look,
+    )
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        finger = hand.add_body(name=f"finger_{side}", gravcomp=1)
+        finger.add_joint(
+            name=f"finger_{side}",
+            type=mujoco.mjtJoint.mjJNT_SLIDE,
+            axis=[0, sign, 0],
+            range=[0, FINGER_TRAVEL],
+            damping=20.0,
+            armature=0.05,
+        )
+        pad_y = sign * PAD_HALF[1]
+        finger.add_geom(
+            name=f"finger_{side}",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=list(FINGER_HALF),
+            pos=[0, sign * (2 * PAD_HALF[1] + FINGER_HALF[1]), finger_top + FINGER_HALF[2]],
+            mass=0.03,
+            rgba=white,
+            **look,
+        )
+        finger.add_geom(
+            name=f"pad_{side}",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=list(PAD_HALF),
+            pos=[0, pad_y, 0],
+            mass=0.005,
+            rgba=[0.12, 0.12, 0.13, 1],
+            friction=[1.5, 0.02, 0.0002],
+            condim=4,
+            priority=1,
+            **look,
+        )
+        actuator = spec.add_actuator(
+            name=f"finger_{side}",
+            target=f"finger_{side}",
+            trntype=mujoco.mjtTrn.mjTRN_JOINT,
+            ctrlrange=[0, FINGER_TRAVEL],
+            forcerange=[-25, 25],
+        )
+        actuator.set_to_position(kp=600.0)
+    weld = spec.add_equality(
+        name="gripper_drive",
+        type=mujoco.mjtEq.mjEQ_WELD,
+        objtype=mujoco.mjtObj.mjOBJ_BODY,
+        name1="gripper_target",
+        name2="hand",
+        solref=[0.01, 1.0],
+    )
+    data = np.zeros(len(weld.data))
+    data[10] = 1.0  # anchors at the body origins, relative pose from qpos0, torque scale 1
+    weld.data = data
+
+
+def build_model(
+    layout: Layout,
+    gripper_pos: np.ndarray,
+    gripper_quat: np.ndarray,
+    rng: np.random.Generator,
+) -> mujoco.MjModel:
+    """Compile the demo scene.
+
+    Args:
+        layout: Object sizes and placements, camera pose.
+        gripper_pos: Initial grasp centre of the gripper, world frame (m), shape (3,).
+        gripper_quat: Initial gripper orientation [w, x, y, z] in the world frame.
+        rng: Random generator for textures and colours.
+
+    Returns:
+        The compiled model, with a camera named ``"demo"``.
+    """
+    spec = mujoco.MjSpec()
+    spec.modelname = "real2gym_demo"
+    opt = spec.option
+    opt.timestep = 0.002
+    opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    opt.impratio = 10.0
+    opt.noslip_iterations = 3
+    opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.stat.extent = 1.0
+    spec.stat.center = [0.0, 0.0, 0.0]
+    spec.visual.map.znear = 0.02
+    spec.visual.map.zfar = 10.0
+    spec.visual.global_.offwidth = max(layout.width, 640)
+    spec.visual.global_.offheight = max(layout.height, 480)
+    spec.visual.quality.shadowsize = 4096
+    spec.visual.quality.offsamples = 4
+    spec.visual.headlight.ambient = [0.25, 0.25, 0.25]
+    spec.visual.headlight.diffuse = [0.25, 0.25, 0.25]
+
+    _add_environment(spec, layout, rng)
+    _add_objects(spec, layout, rng)
+    _add_gripper(spec, gripper_pos, gripper_quat)
+
+    # MuJoCo cameras look along -z with y up: flip the OpenCV y and z axes.
+    mj_rot = layout.camera_rot * np.array([1.0, -1.0, -1.0])
+    spec.worldbody.add_camera(
+        name="demo",
+        pos=layout.camera_pos.tolist(),
+        quat=_rot_to_quat(mj_rot).tolist(),
+        fovy=layout.fovy,
+    )
+    return spec.compile()

@@ -1,0 +1,224 @@
+"""Run the demo script in MuJoCo, find the keyframes in the contacts, check the outcome.
+
+Times are video seconds (0 at the first frame); the frame that first shows an event
+at time t is ``ceil(t * fps)``. Poses are in the world frame (metres, [w, x, y, z]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from _demo_motion import Waypoint, pose_at, top_down_quat
+from _demo_scene import Layout
+
+SETTLE_S = 0.3  # simulated before the first frame so that objects rest on the table
+BODIES = ("block", "cup", "distractor", "hand")
+
+
+@dataclass
+class FrameState:
+    """The simulation state at one video frame.
+
+    Attributes:
+        time: Video time in seconds.
+        poses: Body name to (position (3,), quaternion [w, x, y, z]) in the world frame.
+        finger_q: Left and right finger joint positions (m), each the distance from the
+            grasp centre to that pad's inner face.
+    """
+
+    time: float
+    poses: dict[str, tuple[np.ndarray, np.ndarray]]
+    finger_q: tuple[float, float]
+
+
+@dataclass
+class SimResult:
+    """What happened.
+
+    Attributes:
+        frames: One state per video frame.
+        keyframes: Event name (grasp, lift, contact, release) to video frame.
+        checks: Check name to passed flag and figures.
+        failures: One sentence per failed check; empty when the demo is good.
+    """
+
+    frames: list[FrameState] = field(default_factory=list)
+    keyframes: dict[str, int] = field(default_factory=dict)
+    checks: dict[str, dict] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+def _geom_ids(model: mujoco.MjModel, names: list[str]) -> np.ndarray:
+    return np.array([mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, n) for n in names])
+
+
+def _body_geoms(model: mujoco.MjModel, body: str) -> np.ndarray:
+    body_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
+    return np.flatnonzero(model.geom_bodyid == body_id)
+
+
+def _block_lowest_in(data: mujoco.MjData, block_half: float, frame: str) -> float:
+    """Height (m) of the block's lowest corner above the origin of body ``frame``."""
+    corners = np.array(np.meshgrid(*[[-block_half, block_half]] * 3)).reshape(3, -1).T
+    block_rot = data.body("block").xmat.reshape(3, 3)
+    world = data.body("block").xpos + corners @ block_rot.T
+    rot = data.body(frame).xmat.reshape(3, 3)
+    local = (world - data.body(frame).xpos) @ rot
+    return float(local[:, 2].min())
+
+
+def simulate(
+    model: mujoco.MjModel,
+    layout: Layout,
+    waypoints: list[Waypoint],
+    frames: int,
+    fps: float,
+    on_frame: Callable[[int, mujoco.MjData], None],
+) -> SimResult:
+    """Run the script, calling ``on_frame`` at every video frame, and check the result.
+
+    Args:
+        model: The compiled demo scene (``build_model``).
+        layout: Its sizes and placements.
+        waypoints: The gripper script (``plan_script``).
+        frames: Number of video frames.
+        fps: Video frame rate (frames per second).
+        on_frame: Called with (frame index, data) once the simulation reaches a frame.
+
+    Returns:
+        Per-frame states, keyframes, checks and failures.
+    """
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    left = _geom_ids(model, ["pad_left", "finger_left"])
+    right = _geom_ids(model, ["pad_right", "finger_right"])
+    gripper = np.r_[left, right, _geom_ids(model, ["palm", "flange"])]
+    block = _geom_ids(model, ["block"])[0]
+    table = _geom_ids(model, ["table"])[0]
+    cup = _body_geoms(model, "cup")
+    bodies = [b for b in BODIES if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, b) >= 0]
+    qpos_left = model.joint("finger_left").qposadr[0]
+    qpos_right = model.joint("finger_right").qposadr[0]
+
+    def command(video_time: float) -> None:
+        position, yaw, grip = pose_at(waypoints, video_time)
+        data.mocap_pos[0] = position
+        data.mocap_quat[0] = top_down_quat(yaw)
+        data.ctrl[:] = grip
+
+    command(0.0)
+    while data.time < SETTLE_S:
+        mujoco.mj_step(model, data)
+    start = data.time
+    steps: list[tuple[float, bool, bool, bool, bool, bool, float]] = []
+    result = SimResult()
+    for index in range(frames):
+        target = index / fps
+        while data.time - start < target - 1e-9:
+            command(data.time - start)
+            mujoco.mj_step(model, data)
+            pairs = data.contact.geom[: data.ncon]
+            with_block = pairs[(pairs == block).any(axis=1)]
+            others = with_block[with_block != block]
+            steps.append(
+                (
+                    data.time - start,
+                    bool(np.isin(others, left).any()),
+                    bool(np.isin(others, right).any()),
+                    bool((others == table).any()),
+                    bool(np.isin(others, cup).any()),
+                    bool((~np.isin(others, gripper)).any()),
+                    _block_lowest_in(data, layout.block_size / 2, "world"),
+                )
+            )
+        poses = {b: (data.body(b).xpos.copy(), data.body(b).xquat.copy()) for b in bodies}
+        q = (float(data.qpos[qpos_left]), float(data.qpos[qpos_right]))
+        result.frames.append(FrameState(data.time - start, poses, q))
+        on_frame(index, data)
+    _find_keyframes(steps, fps, frames, result)
+    _check_outcome(model, data, layout, steps, result)
+    return result
+
+
+def _find_keyframes(steps: list[tuple], fps: float, frames: int, result: SimResult) -> None:
+    times = np.array([s[0] for s in steps])
+    both = np.array([s[1] and s[2] for s in steps])
+    on_table = np.array([s[3] for s in steps])
+    on_cup = np.array([s[4] for s in steps])
+    found: dict[str, int] = {}
+    if both.any():
+        found["grasp"] = int(np.argmax(both))
+        found["release"] = int(np.flatnonzero(both)[-1]) + 1
+        table_steps = np.flatnonzero(on_table[: found["release"]])
+        if table_steps.size and table_steps[-1] + 1 < found["release"]:
+            found["lift"] = int(table_steps[-1]) + 1
+        later_cup = np.flatnonzero(on_cup[found["release"] :])
+        if later_cup.size:
+            found["contact"] = found["release"] + int(later_cup[0])
+    for event, step in found.items():
+        if step < len(times):
+            frame = int(np.ceil(times[step] * fps - 1e-6))
+            result.keyframes[event] = min(frame, frames - 1)
+    result.checks["_steps"] = {"passed": True, **found}
+
+
+def _check_outcome(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    layout: Layout,
+    steps: list[tuple],
+    result: SimResult,
+) -> None:
+    found = result.checks.pop("_steps")
+    missing = [e for e in ("grasp", "lift", "release", "contact") if e not in found]
+    order_ok = not missing and found["grasp"] < found["lift"] < found["release"]
+    order_ok = order_ok and found["release"] <= found["contact"]
+    result.checks["events"] = {"passed": order_ok, "missing": missing}
+    if not order_ok:
+        result.failures.append(
+            f"the simulation did not show grasp < lift < release <= contact "
+            f"(missing: {', '.join(missing) or 'none'}; steps {found})"
+        )
+        return
+    carried = steps[found["lift"] : found["release"]]
+    held = np.mean([s[1] and s[2] and not s[5] for s in carried])
+    height = max(s[6] for s in carried)
+    friction_ok = bool(held > 0.99 and height > 0.03)
+    result.checks["held_by_friction"] = {
+        "passed": friction_ok,
+        "held_fraction": float(held),
+        "max_block_bottom_m": height,
+    }
+    if not friction_ok:
+        result.failures.append(
+            f"the block was not carried by the fingers alone (held {held:.0%} of the carry, "
+            f"lowest corner at most {height * 100:.1f} cm above the table)"
+        )
+
+    inner = layout.cup_radius - layout.cup_wall
+    cup_rot = data.body("cup").xmat.reshape(3, 3)
+    local = (data.body("block").xpos - data.body("cup").xpos) @ cup_rot
+    radial = float(np.hypot(local[0], local[1]))
+    lowest = _block_lowest_in(data, layout.block_size / 2, "cup")
+    speed = float(np.linalg.norm(data.joint("block").qvel[:3]))
+    tilt = float(np.degrees(np.arccos(np.clip(cup_rot[2, 2], -1, 1))))
+    inside = radial + layout.block_size / 2 < inner + 0.003
+    on_bottom = abs(lowest - layout.cup_bottom) < 0.004
+    settled = speed < 0.02
+    result.checks["in_cup"] = {
+        "passed": bool(inside and on_bottom and settled and tilt < 5.0),
+        "radial_offset_m": radial,
+        "lowest_corner_above_cup_bottom_m": lowest - layout.cup_bottom,
+        "block_speed_m_s": speed,
+        "cup_tilt_deg": tilt,
+    }
+    if not result.checks["in_cup"]["passed"]:
+        result.failures.append(
+            f"the block did not end resting in the cup (offset from the axis "
+            f"{radial * 100:.1f} cm, lowest corner {(lowest - layout.cup_bottom) * 100:.1f} cm "
+            f"above the cup bottom, speed {speed:.3f} m/s, cup tilt {tilt:.1f} deg)"
+        )
