@@ -14,7 +14,7 @@ from pathlib import Path
 
 import bpy
 
-from ..real2gym_addon.pipeline import PipelineRun, run_pipeline
+from ..real2gym_addon.pipeline import PipelineRun
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.scene import SceneDescription
 from . import properties

@@ -18,6 +18,7 @@ from .errors import DemoFolderError, WarningLog
 from .prompts import ObjectPrompt, Task, parse_prompts
 from .video import Video, find_video, open_video
 
+
 @dataclasses.dataclass(frozen=True)
 class Camera:
     """Pinhole intrinsics in pixels (OpenCV convention) and the optional pose.

@@ -83,11 +83,11 @@ def _parse_object(entry: Any, index: int, frames: int, width: int, height: int, 
         raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
     x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
-        raise DemoFolderError(f"{where}: box {list(box)} on frame {frame} has zero area (need x1 > x0 and y1 > y0)")
+        raise DemoFolderError(f"{where}: box {entry['box']} on frame {frame} has zero area (need x1 > x0 and y1 > y0)")
     clipped = (max(x0, 0.0), max(y0, 0.0), min(x1, float(width)), min(y1, float(height)))
     if clipped[2] <= clipped[0] or clipped[3] <= clipped[1]:
         raise DemoFolderError(
-            f"{where}: box {list(box)} on frame {frame} lies outside the {width}x{height} image"
+            f"{where}: box {entry['box']} on frame {frame} lies outside the {width}x{height} image"
         )
     if clipped != box:
         log.warn("prompts", f"object '{name}': box {list(box)} on frame {frame} was clipped to the image")

@@ -10,6 +10,7 @@ OpenCV's convention.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import struct
 from collections.abc import Iterator
@@ -21,6 +22,14 @@ from .errors import VideoError
 
 _FRAME_NAME = re.compile(r"^(\d+)\.(png|jpg|jpeg|tif|tiff|bmp|exr)$", re.IGNORECASE)
 DEFAULT_FPS = 30.0
+
+
+def _cv2():
+    """Imports OpenCV with FFmpeg's own console messages silenced (we report errors ourselves)."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    import cv2
+
+    return cv2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +59,7 @@ class Video:
 
     def iter_frames(self) -> Iterator[np.ndarray]:
         """Yields every frame in order as an ``HxWx3`` uint8 BGR array."""
-        import cv2
+        cv2 = _cv2()
 
         if self.is_sequence:
             for f in self.frame_files:
@@ -73,7 +82,7 @@ class Video:
         """Returns frame ``index`` (0-based) as an ``HxWx3`` uint8 BGR array."""
         if not 0 <= index < self.frames:
             raise VideoError(f"frame {index} is out of range: the video has {self.frames} frames")
-        import cv2
+        cv2 = _cv2()
 
         if self.is_sequence:
             image = cv2.imread(str(self.frame_files[index]), cv2.IMREAD_COLOR)
@@ -126,7 +135,7 @@ def open_video(path: Path, fps: float | None = None) -> Video:
 
 
 def _open_movie(path: Path) -> Video:
-    import cv2
+    cv2 = _cv2()
 
     if path.stat().st_size == 0:
         raise VideoError(f"{path} is empty (0 bytes)")
@@ -155,8 +164,8 @@ def _open_movie(path: Path) -> Video:
         raise VideoError(f"{path} has no frame that decodes (empty or damaged video)")
     if declared > decoded:
         raise VideoError(
-            f"{path.name} is truncated: its header says {declared} frames but decoding "
-            f"stops at frame {decoded}; re-export or re-copy the video"
+            f"{path.name} is truncated or damaged: its header says {declared} frames but "
+            f"frame {decoded} does not decode; re-export or re-copy the video"
         )
     return Video(path=path, frames=decoded, fps=fps, width=size[1], height=size[0])
 
@@ -167,7 +176,7 @@ def _image_size(path: Path) -> tuple[int, int]:
         head = f.read(24)
     if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
         return struct.unpack(">II", head[16:24])
-    import cv2
+    cv2 = _cv2()
 
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:

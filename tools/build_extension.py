@@ -8,14 +8,17 @@ Blender 4.3, Blender 5.1 and later). numpy is never bundled: Blender ships it.
 Usage::
 
     python tools/build_extension.py                        # all platforms, both Pythons
-    python tools/build_extension.py --platforms linux-x64 --offline
+    python tools/build_extension.py --platforms linux-x64 --python 3.11 --offline --out dist/
+
+A platform where some package has no wheel (macos-x64: mujoco-core 4.0 and
+coacd have none) is skipped with a message. User errors exit 2 with one line.
 
 Wheels are downloaded once into ``wheels/``; ``wheels/index.json`` remembers
 which file serves which package on which Python and platform. A staging copy of
 the source gets a manifest listing the wheels and platforms, then Blender's own
-``blender_ext.py build --split-platforms`` writes
-``dist/real2gym-<version>-<platform>.zip`` and ``blender_ext.py validate`` checks
-each zip.
+``blender_ext.py build --split-platforms`` writes one zip per platform, named
+by Blender with an underscore (``dist/real2gym-0.1.0-linux_x64.zip``), and
+``blender_ext.py validate`` checks each.
 """
 
 from __future__ import annotations
@@ -56,16 +59,7 @@ PLATFORM_TAGS = {
 # for MUJOCO_GL=egl/osmesa on Linux and glfw on Windows. mujoco-studio (the
 # viewer, which pulls in websockets) is left out: import, MjSpec and Renderer
 # never touch it. numpy is left out on purpose.
-PACKAGES = (
-    "mujoco",
-    "mujoco-core",
-    "pyopengl",
-    "glfw",
-    "trimesh",
-    "opencv-python-headless",
-    "scipy",
-    "coacd",
-)
+PACKAGES = "mujoco mujoco-core pyopengl glfw trimesh opencv-python-headless scipy coacd".split()
 # Pins for the packages requirements.txt does not list (mujoco-core follows mujoco).
 DEFAULT_PINS = {"pyopengl": "3.1.10", "glfw": "2.11.0"}
 # Never copied into the staging tree, whatever the manifest says.
@@ -140,6 +134,7 @@ class WheelCache:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.pip_error = ""
         self.index_path = folder / "index.json"
         try:
             self.index = json.loads(self.index_path.read_text(encoding="utf-8"))
@@ -154,7 +149,7 @@ class WheelCache:
     def record(self, pair: str, requirement: str, name: str) -> None:
         """Remembers that ``name`` serves ``requirement`` for ``pair`` and saves the index."""
         self.index.setdefault(pair, {})[requirement] = name
-        temporary = self.index_path.with_suffix(".tmp")
+        temporary = self.index_path.with_name(f".index-{os.getpid()}.tmp")
         temporary.write_text(json.dumps(self.index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(temporary, self.index_path)
 
@@ -176,7 +171,9 @@ class WheelCache:
                 for tag in PLATFORM_TAGS[platform]:
                     command += ["--platform", tag]
                 command += ["--progress-bar", "off", "--disable-pip-version-check", *batch]
-                if subprocess.run(command, capture_output=True, text=True).returncode != 0:
+                completed = subprocess.run(command, capture_output=True, text=True)
+                if completed.returncode != 0:
+                    self.pip_error = (completed.stderr.strip().splitlines() or [""])[-1]
                     continue
                 for wheel in Path(temporary).glob("*.whl"):
                     for requirement in batch:
@@ -192,7 +189,7 @@ def _pair(python: str, platform: str) -> str:
 
 def collect_wheels(
     cache: WheelCache, pins: dict[str, str], pythons: list[str], platforms: list[str], offline: bool
-) -> tuple[dict[str, set[str]], dict[str, list[str]]]:
+) -> tuple[dict[str, set[str]], dict[str, dict[str, list[str]]]]:
     """Finds or downloads the wheel of every package for every (Python, platform) pair.
 
     Args:
@@ -203,8 +200,8 @@ def collect_wheels(
         offline: Use only cached wheels; a missing one is an error.
 
     Returns:
-        Per platform, the wheel file names found, and the "requirement (Python X)"
-        entries that have no wheel (empty when the platform is complete).
+        Per platform, the wheel file names found, and the requirements that have
+        no wheel with the Python versions they lack (empty when complete).
 
     Raises:
         BuildError: When offline and a wheel is not cached.
@@ -220,23 +217,21 @@ def collect_wheels(
                 )
             if missing:
                 todo[(python, platform)] = missing
-                print(
-                    f"downloading {len(missing)} wheel(s) for Python {python} on {platform}", file=sys.stderr
-                )
+                print(f"fetching {len(missing)} wheel(s) for Python {python} on {platform}", file=sys.stderr)
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {key: pool.submit(cache.download, missing, *key) for key, missing in todo.items()}
     for (python, platform), future in futures.items():
         for requirement, name in future.result().items():
             cache.record(_pair(python, platform), requirement, name)
     wheels: dict[str, set[str]] = {platform: set() for platform in platforms}
-    absent: dict[str, list[str]] = {platform: [] for platform in platforms}
+    absent: dict[str, dict[str, list[str]]] = {platform: {} for platform in platforms}
     for platform in platforms:
         for python in pythons:
             for requirement in pins.values():
                 if name := cache.lookup(_pair(python, platform), requirement):
                     wheels[platform].add(name)
                 else:
-                    absent[platform].append(f"{requirement} (Python {python})")
+                    absent[platform].setdefault(requirement, []).append(python)
     return wheels, absent
 
 
@@ -283,23 +278,15 @@ def staging_manifest(text: str, wheels: list[str], platforms: list[str]) -> str:
     return result
 
 
-def stage(
-    source: Path,
-    staging: Path,
-    manifest_text: str,
-    wheels: list[str],
-    platforms: list[str],
-    cache: WheelCache,
-) -> None:
+def stage(source: Path, staging: Path, manifest_text: str, wheels: list[Path], platforms: list[str]) -> None:
     """Copies the extension's files, its wheels and a filled-in manifest into ``staging``.
 
     Args:
         source: The extension's source tree (the repository root).
         staging: A directory that does not exist yet.
         manifest_text: The committed blender_manifest.toml.
-        wheels: Wheel file names in the cache, for all platforms.
+        wheels: The wheel files of all platforms, hard-linked (or copied) into staging/wheels/.
         platforms: The Blender platforms to build.
-        cache: The wheels folder the wheels are linked (or copied) from.
     """
     manifest = tomllib.loads(manifest_text)
     patterns = [*manifest.get("build", {}).get("paths_exclude_pattern", []), *STAGING_EXCLUDES]
@@ -312,26 +299,28 @@ def stage(
         }
 
     shutil.copytree(source, staging, ignore=ignore)
-    text = staging_manifest(manifest_text, wheels, platforms)
+    text = staging_manifest(manifest_text, [wheel.name for wheel in wheels], platforms)
     (staging / "blender_manifest.toml").write_text(text, encoding="utf-8")
     (staging / "wheels").mkdir()
-    for name in wheels:
+    for wheel in wheels:
         try:
-            os.link(cache.folder / name, staging / "wheels" / name)
+            os.link(wheel, staging / "wheels" / wheel.name)
         except OSError:
-            shutil.copy2(cache.folder / name, staging / "wheels" / name)
+            shutil.copy2(wheel, staging / "wheels" / wheel.name)
 
 
 def run_blender_ext(blender_ext: Path, *args: str) -> None:
     """Runs ``blender_ext.py`` with this Python; raises BuildError with its output on failure."""
     completed = subprocess.run([sys.executable, str(blender_ext), *args], capture_output=True, text=True)
     if completed.returncode != 0:
-        output = (completed.stdout + completed.stderr).strip()
+        output = " | ".join(
+            line.strip() for line in (completed.stdout + completed.stderr).splitlines() if line.strip()
+        )
         raise BuildError(f"blender_ext.py {args[0]} failed: {output}")
 
 
-def build(args: argparse.Namespace) -> int:
-    """Builds and validates the zips the command line asks for; returns the exit status."""
+def _check_args(args: argparse.Namespace) -> tuple[list[str], list[str], Path]:
+    """Returns the platforms, Python versions and source tree, or raises BuildError."""
     platforms = [p for p in args.platforms.split(",") if p]
     pythons = [p for p in args.python.split(",") if p]
     if unknown := [p for p in platforms if p not in PLATFORM_TAGS]:
@@ -340,26 +329,34 @@ def build(args: argparse.Namespace) -> int:
         raise BuildError(f"bad Python version {bad[0]!r}; give versions such as 3.11,3.13")
     if not platforms or not pythons:
         raise BuildError("give at least one platform and one Python version")
-    blender_ext = find_blender_ext(args.blender_ext)
-    if not args.offline and importlib.util.find_spec("pip") is None:
-        raise BuildError(f"pip is not installed for {sys.executable}: use .venv/bin/python or pass --offline")
-
-    cache = WheelCache(REPO / "wheels")
-    cache.folder.mkdir(exist_ok=True)
-    wheels, absent = collect_wheels(
-        cache, read_pins(REPO / "requirements.txt"), pythons, platforms, args.offline
-    )
-    for platform in platforms:
-        if absent[platform]:
-            print(f"skipping {platform}: no wheel of {', '.join(absent[platform])}", file=sys.stderr)
-    buildable = [p for p in platforms if not absent[p]]
-    if not buildable:
-        print("build_extension: nothing built: no platform has every wheel", file=sys.stderr)
-        return 1
-
     source = Path(args.source).resolve()
     if not (source / "blender_manifest.toml").is_file():
         raise BuildError(f"--source {source}: no blender_manifest.toml there")
+    if not args.offline and importlib.util.find_spec("pip") is None:
+        raise BuildError(f"pip is not installed for {sys.executable}: use .venv/bin/python or pass --offline")
+    return platforms, pythons, source
+
+
+def build(args: argparse.Namespace) -> int:
+    """Builds and validates the zips the command line asks for; returns the exit status."""
+    platforms, pythons, source = _check_args(args)
+    blender_ext = find_blender_ext(args.blender_ext)
+    cache = WheelCache(REPO / "wheels")
+    cache.folder.mkdir(exist_ok=True)
+    pins = read_pins(REPO / "requirements.txt")
+    wheels, absent = collect_wheels(cache, pins, pythons, platforms, args.offline)
+    for platform in platforms:
+        if absent[platform]:
+            lacking = ", ".join(f"{r} (Python {', '.join(v)})" for r, v in absent[platform].items())
+            print(f"skipping {platform}: no wheel of {lacking}", file=sys.stderr)
+    buildable = [p for p in platforms if not absent[p]]
+    if not buildable:
+        print(
+            f"build_extension: nothing built, no platform has every wheel ({cache.pip_error})",
+            file=sys.stderr,
+        )
+        return 1
+
     manifest_text = (source / "blender_manifest.toml").read_text(encoding="utf-8")
     manifest = tomllib.loads(manifest_text)
     out = Path(args.out).resolve()
@@ -367,11 +364,13 @@ def build(args: argparse.Namespace) -> int:
     (REPO / "build").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=REPO / "build", prefix="extension-") as temporary:
         staging = Path(temporary) / manifest["id"]
-        all_wheels = sorted(set().union(*(wheels[p] for p in buildable)))
-        stage(source, staging, manifest_text, all_wheels, buildable, cache)
-        run_blender_ext(
-            blender_ext, "build", "--source-dir", str(staging), "--output-dir", str(out), "--split-platforms"
-        )
+        names = sorted(set().union(*(wheels[p] for p in buildable)))
+        stage(source, staging, manifest_text, [cache.folder / name for name in names], buildable)
+        command = ["build", "--source-dir", str(staging), "--output-dir", str(out), "--split-platforms"]
+        try:
+            run_blender_ext(blender_ext, *command)
+        except BuildError as error:  # Name the user's manifest, not the staging copy.
+            raise BuildError(str(error).replace(str(staging), str(source))) from None
     for platform in buildable:
         zip_path = out / f"{manifest['id']}-{manifest['version']}-{platform.replace('-', '_')}.zip"
         run_blender_ext(blender_ext, "validate", str(zip_path))

@@ -1,0 +1,107 @@
+"""Drives the real Blender GUI under Xvfb; run by test_gui.py, not by pytest directly.
+
+Usage (inside Blender): blender --factory-startup --enable-event-simulate
+    --python gui_session.py -- ZIP DEMO_DIR OUT_DIR RESULT_JSON SCREENSHOT_PNG
+
+Installs the extension zip, starts the pipeline the way a click does (invoke:
+worker thread, modal timer, progress), switches the 3D view to the camera,
+opens the sidebar's "Real2Gym" tab by clicking it, takes a screenshot of the
+X screen with xwd, writes what it saw to RESULT_JSON and quits.
+"""
+
+import json
+import subprocess
+import sys
+import traceback
+
+import bpy
+
+ZIP, DEMO, OUT, RESULT, SCREENSHOT = sys.argv[sys.argv.index("--") + 1 :][:5]
+MODULE = "bl_ext.user_default.real2gym"
+result = {"steps": [], "errors": []}
+state = {"phase": "install", "tab_y": None, "waits": 0}
+
+
+def _view3d():
+    window = bpy.context.window_manager.windows[0]
+    area = next(a for a in window.screen.areas if a.type == "VIEW_3D")
+    region = next(r for r in area.regions if r.type == "UI")
+    main = next(r for r in area.regions if r.type == "WINDOW")
+    return window, area, region, main
+
+
+def _finish():
+    with open(RESULT, "w") as f:
+        json.dump(result, f, indent=1)
+    bpy.ops.wm.quit_blender()
+
+
+def _click(window, x, y):
+    window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
+    window.event_simulate(type="LEFTMOUSE", value="PRESS", x=x, y=y)
+    window.event_simulate(type="LEFTMOUSE", value="RELEASE", x=x, y=y)
+
+
+def step():
+    try:
+        return _step()
+    except Exception:
+        result["errors"].append(traceback.format_exc())
+        _finish()
+        return None
+
+
+def _step():
+    window, area, region, main = _view3d()
+    phase = state["phase"]
+    result["steps"].append(phase)
+    if phase == "install":
+        if MODULE not in bpy.context.preferences.addons:
+            bpy.ops.extensions.package_install_files(filepath=ZIP, repo="user_default", enable_on_install=True)
+        bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+        state["phase"] = "run"
+        return 0.5
+    if phase == "run":
+        with bpy.context.temp_override(window=window, area=area, region=main):
+            started = bpy.ops.real2gym.run_pipeline("INVOKE_DEFAULT", demo_dir=DEMO, out_dir=OUT)
+        result["invoke"] = sorted(started)
+        state["phase"] = "wait"
+        return 0.2
+    if phase == "wait":
+        scene_state = bpy.context.scene.real2gym
+        if scene_state.running and state["waits"] < 300:
+            state["waits"] += 1
+            result.setdefault("progress", []).append(round(scene_state.progress, 3))
+            return 0.1
+        result["status"] = scene_state.status
+        result["frame_end"] = bpy.context.scene.frame_end
+        result["camera"] = bpy.context.scene.camera.name if bpy.context.scene.camera else None
+        area.spaces[0].region_3d.view_perspective = "CAMERA"
+        area.spaces[0].show_region_ui = True
+        state["phase"] = "tab"
+        return 0.5
+    if phase == "tab":
+        if region.active_panel_category == "Real2Gym":
+            state["phase"] = "shoot"
+            return 1.0
+        if state["tab_y"] is None:
+            state["tab_y"] = region.y + region.height - 8
+        if state["tab_y"] < region.y:
+            result["errors"].append("no Real2Gym tab found in the sidebar")
+            _finish()
+            return None
+        _click(window, region.x + region.width - 10, state["tab_y"])
+        state["tab_y"] -= 12
+        return 0.25
+    if phase == "shoot":
+        result["category"] = region.active_panel_category
+        result["screen"] = [window.width, window.height]
+        result["sidebar"] = [region.x, region.y, region.width, region.height]
+        xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, check=True).stdout
+        subprocess.run(["convert", "xwd:-", SCREENSHOT], input=xwd, check=True)
+        _finish()
+        return None
+    return None
+
+
+bpy.app.timers.register(step, first_interval=2.0, persistent=True)

@@ -1,0 +1,66 @@
+"""The Real2Gym panel in the real Blender GUI (Debian's 4.3.2 under Xvfb)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "blender"))
+OUTPUT = REPO / "test-output" / "gui"
+
+pytestmark = pytest.mark.gui
+
+
+def _extension_zip() -> Path:
+    given = os.environ.get("REAL2GYM_EXTENSION_ZIP")
+    if given:
+        return Path(given)
+    found = sorted((REPO / "dist").glob("real2gym-*-linux_x64.zip"))
+    assert found, "no built extension zip in dist/"
+    return found[-1]
+
+
+def test_panel_draws_in_the_sidebar(tmp_path: Path) -> None:
+    import cv2
+
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    shot = OUTPUT / "real2gym_panel.png"
+    shot.unlink(missing_ok=True)
+    result_file = tmp_path / "result.json"
+    demo = REPO / "examples" / "block_in_cup"
+    if not demo.is_dir():
+        demo = REPO / "tests" / "data" / "tiny_demo"
+    env = dict(os.environ, REAL2GYM_BLENDER_XVFB="1", BLENDER_USER_RESOURCES=str(tmp_path / "user"))
+    command = [
+        str(REPO / "tools" / "blender"), "--factory-startup", "--enable-event-simulate",
+        "--python", str(REPO / "tests" / "gui" / "gui_session.py"), "--",
+        str(_extension_zip()), str(demo), str(tmp_path / "out"), str(result_file), str(shot),
+    ]  # fmt: skip
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    log = run.stdout + run.stderr
+    (OUTPUT / "blender.log").write_text(log)
+    assert result_file.is_file(), f"Blender ended without a result (exit {run.returncode}):\n{log[-3000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["errors"] == [], result["errors"]
+    assert "Traceback" not in log and "Error in" not in log, log[-3000:]
+    # The click ran the pipeline in a worker thread and finished it on the main thread.
+    assert result["invoke"] == ["RUNNING_MODAL"]
+    assert result["status"].startswith("Loaded") and result["camera"] == "Real2Gym Camera"
+    assert (tmp_path / "out" / "report.json").is_file() and (tmp_path / "out" / "scene.blend").is_file()
+    # The sidebar shows the Real2Gym tab, and it is drawn (not an empty region).
+    assert result["category"] == "Real2Gym"
+    image = cv2.imread(str(shot))
+    screen_w, screen_h = result["screen"]
+    x, y, w, h = result["sidebar"]
+    assert image.shape[:2] == (screen_h, screen_w)
+    sidebar = image[screen_h - (y + h) : screen_h - y, x : x + w]
+    assert sidebar.std() > 10, "the sidebar region is blank"
+    # Text and buttons: many distinct grey levels across the panel rows.
+    assert len(np.unique(sidebar.reshape(-1, 3), axis=0)) > 50
