@@ -20,8 +20,15 @@ from ..real2gym_addon.scene import SceneDescription
 from . import properties
 from .video_scene import build_video_scene
 
-_RENDER_SETTINGS = ("resolution_x", "resolution_y", "resolution_percentage", "pixel_aspect_x",
-                    "pixel_aspect_y", "fps", "fps_base")
+_RENDER_SETTINGS = (
+    "resolution_x",
+    "resolution_y",
+    "resolution_percentage",
+    "pixel_aspect_x",
+    "pixel_aspect_y",
+    "fps",
+    "fps_base",
+)
 _SCENE_SETTINGS = ("frame_start", "frame_end", "frame_current", "camera", "active_clip")
 _ID_COLLECTIONS = ("objects", "cameras", "movieclips", "collections")
 

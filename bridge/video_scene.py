@@ -39,7 +39,9 @@ def camera_settings(camera: Camera) -> dict[str, float | str]:
     """
     width, height = camera.width, camera.height
     # Non-square pixels: pixel width / height = fy / fx; Blender wants both >= 1.
-    aspect_x, aspect_y = (1.0, camera.fx / camera.fy) if camera.fx >= camera.fy else (camera.fy / camera.fx, 1.0)
+    aspect_x, aspect_y = (
+        (1.0, camera.fx / camera.fy) if camera.fx >= camera.fy else (camera.fy / camera.fx, 1.0)
+    )
     horizontal = width * aspect_x >= height * aspect_y
     if horizontal:
         fit, lens = "HORIZONTAL", camera.fx * SENSOR_SIZE_MM / width
@@ -144,4 +146,3 @@ def build_video_scene(scene: bpy.types.Scene, description: SceneDescription) -> 
     scene.camera = cam_obj
     scene.active_clip = clip
     return cam_obj
-

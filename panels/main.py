@@ -28,7 +28,9 @@ class REAL2GYM_PT_main(bpy.types.Panel):
             layout.progress(factor=state.progress, type="BAR", text=state.progress_text or "Working")
             layout.label(text="Press Esc to cancel", icon="INFO")
         elif state.status:
-            layout.label(text=state.status, icon="CHECKMARK" if not state.status.startswith("Failed") else "ERROR")
+            layout.label(
+                text=state.status, icon="CHECKMARK" if not state.status.startswith("Failed") else "ERROR"
+            )
 
 
 class REAL2GYM_PT_video(bpy.types.Panel):

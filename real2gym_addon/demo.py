@@ -161,7 +161,9 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
     prompts_data = _read_json(folder / "prompts.json")
     source = find_video(folder)
     if source is None:
-        raise DemoFolderError(f"no video in {folder}: expected video.mp4 (or video.<ext>) or frames/000000.png ...")
+        raise DemoFolderError(
+            f"no video in {folder}: expected video.mp4 (or video.<ext>) or frames/000000.png ..."
+        )
     fps = _number(camera_data, "fps", "camera.json", positive=True) if "fps" in camera_data else None
     video = open_video(source, fps=fps)
     if video.is_sequence and fps is None:

@@ -64,7 +64,9 @@ def _finite_numbers(value: Any, count: int) -> tuple[float, ...] | None:
     return tuple(float(v) for v in value)
 
 
-def _parse_object(entry: Any, index: int, frames: int, width: int, height: int, log: WarningLog) -> ObjectPrompt:
+def _parse_object(
+    entry: Any, index: int, frames: int, width: int, height: int, log: WarningLog
+) -> ObjectPrompt:
     if not isinstance(entry, dict):
         raise DemoFolderError(f"prompts.json: objects[{index}] must be a JSON object")
     name = entry.get("name")
@@ -83,7 +85,9 @@ def _parse_object(entry: Any, index: int, frames: int, width: int, height: int, 
         raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
     x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
-        raise DemoFolderError(f"{where}: box {entry['box']} on frame {frame} has zero area (need x1 > x0 and y1 > y0)")
+        raise DemoFolderError(
+            f"{where}: box {entry['box']} on frame {frame} has zero area (need x1 > x0 and y1 > y0)"
+        )
     clipped = (max(x0, 0.0), max(y0, 0.0), min(x1, float(width)), min(y1, float(height)))
     if clipped[2] <= clipped[0] or clipped[3] <= clipped[1]:
         raise DemoFolderError(
@@ -145,7 +149,9 @@ def parse_prompts(
         raise DemoFolderError(f"prompts.json: unknown task type {kind!r}; use one of {', '.join(TASK_TYPES)}")
     moved, target = task.get("object"), task.get("target")
     if moved not in names:
-        raise DemoFolderError(f"prompts.json: the task's object {moved!r} is not among the objects ({', '.join(names)})")
+        raise DemoFolderError(
+            f"prompts.json: the task's object {moved!r} is not among the objects ({', '.join(names)})"
+        )
     if kind != "lift" and target not in names:
         raise DemoFolderError(
             f"prompts.json: task '{kind}' needs a 'target' among the objects ({', '.join(names)}), got {target!r}"

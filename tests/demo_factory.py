@@ -48,17 +48,37 @@ def make_demo(
         for i, image in enumerate(images):
             cv2.imwrite(str(folder / "frames" / f"{i:06d}.png"), image)
     else:
-        writer = cv2.VideoWriter(str(folder / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
+        writer = cv2.VideoWriter(
+            str(folder / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height)
+        )
         for image in images:
             writer.write(image)
         writer.release()
-    camera = camera or {"width": width, "height": height, "fx": 80.0, "fy": 80.0, "cx": width / 2, "cy": height / 2}
+    camera = camera or {
+        "width": width,
+        "height": height,
+        "fx": 80.0,
+        "fy": 80.0,
+        "cx": width / 2,
+        "cy": height / 2,
+    }
     prompts = prompts or {
         "objects": [
-            {"name": "block", "frame": 0, "box": [8, 18, 28, 38], "points": [[18, 28, 1]], "shape": "box",
-             "role": "manipulated"},
-            {"name": "cup", "frame": 0, "box": [width - 40, height - 40, width - 10, height - 10], "shape": "cup",
-             "role": "container"},
+            {
+                "name": "block",
+                "frame": 0,
+                "box": [8, 18, 28, 38],
+                "points": [[18, 28, 1]],
+                "shape": "box",
+                "role": "manipulated",
+            },
+            {
+                "name": "cup",
+                "frame": 0,
+                "box": [width - 40, height - 40, width - 10, height - 10],
+                "shape": "cup",
+                "role": "container",
+            },
         ],
         "task": {"type": "place_in", "object": "block", "target": "cup"},
     }

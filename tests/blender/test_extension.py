@@ -10,7 +10,7 @@ import pytest
 from bpy_extras.object_utils import world_to_camera_view
 from mathutils import Vector
 
-from conftest import MODULE
+MODULE = "bl_ext.user_default.real2gym"
 
 
 def _scene_state(scene) -> dict:
@@ -74,7 +74,9 @@ def test_rerun_updates_instead_of_duplicating(tiny_demo: Path, tmp_path: Path) -
     assert len(bpy.data.movieclips) == 1
 
 
-def test_script_and_operator_give_the_same_report(extension, tiny_demo: Path, tmp_path: Path, empty_scene) -> None:
+def test_script_and_operator_give_the_same_report(
+    extension, tiny_demo: Path, tmp_path: Path, empty_scene
+) -> None:
     bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "op"))
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     extension.bridge.pipeline.run_in_scene(bpy.context.scene, tiny_demo, tmp_path / "script")
@@ -92,7 +94,9 @@ def test_script_and_operator_give_the_same_report(extension, tiny_demo: Path, tm
         (lambda d: (d / "camera.json").write_text('{"width": 96}'), "'height' must be a number"),
     ],
 )
-def test_bad_input_cancels_and_leaves_the_scene(tiny_demo: Path, tmp_path: Path, empty_scene, breakage, message) -> None:
+def test_bad_input_cancels_and_leaves_the_scene(
+    tiny_demo: Path, tmp_path: Path, empty_scene, breakage, message
+) -> None:
     bpy.ops.mesh.primitive_cube_add()
     before = _scene_state(empty_scene)
     breakage(tiny_demo)
@@ -102,7 +106,9 @@ def test_bad_input_cancels_and_leaves_the_scene(tiny_demo: Path, tmp_path: Path,
     assert not (tmp_path / "out" / "report.json").exists()
 
 
-def test_failure_while_building_restores_the_scene(extension, tiny_demo: Path, tmp_path: Path, empty_scene) -> None:
+def test_failure_while_building_restores_the_scene(
+    extension, tiny_demo: Path, tmp_path: Path, empty_scene
+) -> None:
     bpy.ops.mesh.primitive_cube_add()
     before = _scene_state(empty_scene)
     bridge = extension.bridge.pipeline
@@ -124,7 +130,12 @@ def test_failure_while_building_restores_the_scene(extension, tiny_demo: Path, t
 def test_camera_projects_like_opencv(extension, tiny_demo: Path, tmp_path: Path, empty_scene) -> None:
     """An off-centre principal point, non-square pixels and a world pose."""
     camera = {
-        "width": 96, "height": 72, "fx": 90.0, "fy": 84.0, "cx": 41.5, "cy": 39.0,
+        "width": 96,
+        "height": 72,
+        "fx": 90.0,
+        "fy": 84.0,
+        "cx": 41.5,
+        "cy": 39.0,
         "world_from_camera": [[1, 0, 0, 0.1], [0, 0, 1, -0.6], [0, -1, 0, 0.3], [0, 0, 0, 1]],
     }
     (tiny_demo / "camera.json").write_text(json.dumps(camera))

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from demo_factory import make_demo
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -32,7 +32,11 @@ def test_run_writes_report(tiny_demo: Path, tmp_path: Path, capsys) -> None:
     report = json.loads((out / "report.json").read_text())
     assert report["version"] == 1
     assert report["video"] == {
-        "frames": 12, "fps": 24.0, "width": 96, "height": 72, "source": str(tiny_demo / "video.mp4")
+        "frames": 12,
+        "fps": 24.0,
+        "width": 96,
+        "height": 72,
+        "source": str(tiny_demo / "video.mp4"),
     }
     assert report["camera"]["fx"] == 80.0 and report["camera"]["world_from_camera"] is None
     assert report["task"] == {"type": "place_in", "object": "block", "target": "cup"}

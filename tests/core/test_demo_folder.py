@@ -8,8 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from demo_factory import make_demo
 
+from demo_factory import make_demo
 from real2gym.real2gym_addon import DemoFolderError, VideoError, WarningLog, load_demo
 
 
@@ -52,19 +52,29 @@ def test_loads_frame_folder_and_warns_about_missing_fps(tmp_path: Path) -> None:
         (lambda d: (d / "camera.json").write_text("{ not json"), "camera.json is not valid JSON (line 1"),
         (lambda d: _edit_json(d / "camera.json", fx=-3), "'fx' must be positive"),
         (lambda d: _edit_json(d / "camera.json", fy="big"), "'fy' must be a number"),
-        (lambda d: _edit_json(d / "camera.json", width=640), "camera.json says 640x72 but video.mp4 is 96x72"),
+        (
+            lambda d: _edit_json(d / "camera.json", width=640),
+            "camera.json says 640x72 but video.mp4 is 96x72",
+        ),
         (lambda d: _edit_json(d / "camera.json", world_from_camera=[[1, 0], [0, 1]]), "4x4"),
         (lambda d: (d / "prompts.json").unlink(), "prompts.json is missing"),
         (lambda d: (d / "prompts.json").write_text("[1, 2"), "prompts.json is not valid JSON"),
         (lambda d: _edit_json(d / "prompts.json", objects=[]), "at least one object"),
         (lambda d: _edit_object(d, 0, frame=12), "object 'block': prompt frame 12 is out of range"),
         (lambda d: _edit_object(d, 1, box=[500, 500, 600, 600]), "object 'cup': box [500, 500, 600, 600]"),
-        (lambda d: _edit_object(d, 0, box=[10, 10, 10, 30]), "object 'block': box [10, 10, 10, 30] on frame 0 has zero area"),
+        (
+            lambda d: _edit_object(d, 0, box=[10, 10, 10, 30]),
+            "object 'block': box [10, 10, 10, 30] on frame 0 has zero area",
+        ),
         (lambda d: _edit_object(d, 0, shape="teapot"), "unknown shape 'teapot'"),
         (lambda d: _edit_object(d, 1, name="block"), "repeated: block"),
         (lambda d: _edit_object(d, 0, points=[[500, 5, 1]]), "point [500, 5, 1] on frame 0 lies outside"),
-        (lambda d: _edit_json(d / "prompts.json", task={"type": "place_in", "object": "mug", "target": "cup"}),
-         "task's object 'mug' is not among the objects"),
+        (
+            lambda d: _edit_json(
+                d / "prompts.json", task={"type": "place_in", "object": "mug", "target": "cup"}
+            ),
+            "task's object 'mug' is not among the objects",
+        ),
         (lambda d: (d / "video.mp4").unlink(), "no video in"),
         (lambda d: (d / "video.mp4").write_bytes(b""), "is empty (0 bytes)"),
         (lambda d: (d / "video.mp4").write_bytes(b"\x00" * 4096), "cannot be opened as a video"),
@@ -101,7 +111,9 @@ def test_truncated_video_names_the_frame(tmp_path: Path) -> None:
     writer.release()
     data = path.read_bytes()
     path.write_bytes(data[: int(len(data) * 0.6)])  # cut off the last frames and the index
-    with pytest.raises(VideoError, match=r"video.avi is truncated or damaged: its header says 10 frames but frame \d"):
+    with pytest.raises(
+        VideoError, match=r"video.avi is truncated or damaged: its header says 10 frames but frame \d"
+    ):
         load_demo(folder)
 
 

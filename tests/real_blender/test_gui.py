@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "blender"))
 OUTPUT = REPO / "test-output" / "gui"
 
 pytestmark = pytest.mark.gui
@@ -27,6 +26,26 @@ def _extension_zip() -> Path:
     return found[-1]
 
 
+def run_blender(args: list[str], env: dict, timeout: float = 300) -> str:
+    """Runs tools/blender; kills the whole process group (Xvfb too) on time-out.
+
+    Returns:
+        stdout and stderr together.
+    """
+    process = subprocess.Popen(
+        [str(REPO / "tools" / "blender"), *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        raise AssertionError(f"Blender did not finish in {timeout} s:\n{output[-3000:]}") from None
+    assert process.returncode == 0, f"Blender exited with {process.returncode}:\n{output[-3000:]}"
+    return output
+
+
 def test_panel_draws_in_the_sidebar(tmp_path: Path) -> None:
     import cv2
 
@@ -39,14 +58,13 @@ def test_panel_draws_in_the_sidebar(tmp_path: Path) -> None:
         demo = REPO / "tests" / "data" / "tiny_demo"
     env = dict(os.environ, REAL2GYM_BLENDER_XVFB="1", BLENDER_USER_RESOURCES=str(tmp_path / "user"))
     command = [
-        str(REPO / "tools" / "blender"), "--factory-startup", "--enable-event-simulate",
-        "--python", str(REPO / "tests" / "gui" / "gui_session.py"), "--",
+        "--factory-startup", "--enable-event-simulate",
+        "--python", str(Path(__file__).with_name("gui_session.py")), "--",
         str(_extension_zip()), str(demo), str(tmp_path / "out"), str(result_file), str(shot),
     ]  # fmt: skip
-    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    log = run.stdout + run.stderr
+    log = run_blender(command, env)
     (OUTPUT / "blender.log").write_text(log)
-    assert result_file.is_file(), f"Blender ended without a result (exit {run.returncode}):\n{log[-3000:]}"
+    assert result_file.is_file(), f"Blender ended without a result:\n{log[-3000:]}"
     result = json.loads(result_file.read_text())
     assert result["errors"] == [], result["errors"]
     assert "Traceback" not in log and "Error in" not in log, log[-3000:]

@@ -57,7 +57,9 @@ def _step():
     result["steps"].append(phase)
     if phase == "install":
         if MODULE not in bpy.context.preferences.addons:
-            bpy.ops.extensions.package_install_files(filepath=ZIP, repo="user_default", enable_on_install=True)
+            bpy.ops.extensions.package_install_files(
+                filepath=ZIP, repo="user_default", enable_on_install=True
+            )
         bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
         state["phase"] = "run"
         return 0.5

@@ -1,0 +1,36 @@
+"""The real2gym command line with the PyPI bpy module: it writes scene.blend too."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import bpy
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_cli_writes_a_blend_that_matches_the_operator(tmp_path: Path) -> None:
+    demo = Path(shutil.copytree(REPO / "tests" / "data" / "tiny_demo", tmp_path / "demo"))
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("real2gym")), "run", str(demo), "--out", str(out), "-q"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"blend:  {out / 'scene.blend'}" in result.stdout
+    report = json.loads((out / "report.json").read_text())
+    assert report["artifacts"] == {"blend": "scene.blend"}
+
+    from real2gym.bridge import properties
+
+    properties.ensure_registered()  # as the enabled add-on would
+    bpy.ops.wm.open_mainfile(filepath=str(out / "scene.blend"))
+    scene = bpy.context.scene
+    assert scene.camera.name == "Real2Gym Camera"
+    assert (scene.frame_start, scene.frame_end) == (0, 11)
+    assert scene.camera.data.background_images[0].clip.frame_duration == 12
+    assert scene.real2gym.out_dir == str(out)

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Shared set-up for tools/demo.sh and tools/test.sh (sourced, not run).
+#
+# ensure_venv: creates .venv with Python 3.11 if missing (bpy 5.0.1 needs 3.11),
+# installs the pinned requirements and the project itself (editable), and
+# re-installs only when requirements.txt or pyproject.toml changed.
+# ensure_system: the Debian packages the tools need on the host.
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$REPO/.venv"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+_say() { echo "real2gym-setup: $*" >&2; }
+
+_apt_install() {
+    local missing=()
+    for pkg in "$@"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    _say "installing Debian packages: ${missing[*]}"
+    if [ "$(id -u)" != 0 ]; then
+        _say "need root to install ${missing[*]} (run as root or install them first)"
+        return 1
+    fi
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+_python311() {
+    for candidate in python3.11 python3; do
+        if command -v "$candidate" >/dev/null &&
+            "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+            command -v "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+ensure_system() {
+    # EGL/Mesa for MuJoCo's offscreen renderer; unshare (util-linux) for tools/blender.
+    _apt_install libegl1 libgl1-mesa-dri libgles2 util-linux ca-certificates
+}
+
+ensure_venv() {
+    local python stamp want
+    if [ ! -x "$VENV/bin/python" ]; then
+        python="$(_python311)" || {
+            _apt_install python3.11 python3.11-venv || return 1
+            python="$(_python311)"
+        }
+        _say "creating $VENV with $python"
+        "$python" -m venv "$VENV" || {
+            _apt_install python3.11-venv && "$python" -m venv "$VENV"
+        }
+    fi
+    stamp="$VENV/.real2gym-installed"
+    want="$(cat "$REPO/requirements.txt" "$REPO/pyproject.toml" | sha256sum | cut -d' ' -f1)"
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        _say "installing pinned dependencies into $VENV (first run downloads about 600 MB)"
+        "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+        "$VENV/bin/python" -m pip install -q -r "$REPO/requirements.txt" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+        "$VENV/bin/python" -m pip install -q --no-deps -e "$REPO" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+        "$VENV/bin/python" -c 'import bpy, mujoco, cv2, trimesh, scipy, pytest, real2gym.real2gym_addon' || {
+            _say "the venv is incomplete; see the pip messages above"
+            return 1
+        }
+        echo "$want" >"$stamp"
+    fi
+}
