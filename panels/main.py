@@ -18,8 +18,10 @@ class REAL2GYM_PT_main(bpy.types.Panel):
         layout = self.layout
         state = context.scene.real2gym
         column = layout.column(align=True)
-        column.prop(state, "demo_dir")
-        column.prop(state, "out_dir")
+        column.label(text="Demo Folder")
+        column.prop(state, "demo_dir", text="")
+        column.label(text="Output Folder")
+        column.prop(state, "out_dir", text="")
         row = layout.row()
         row.scale_y = 1.4
         row.enabled = not state.running

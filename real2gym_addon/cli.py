@@ -12,25 +12,27 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 from collections.abc import Sequence
 
 from .errors import Real2GymError
 from .pipeline import BlendWriter, run_pipeline
 from .progress import Progress
+from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 
 EXIT_USER_ERROR = 2
 EXIT_CANCELLED = 130
 
 
 class _ProgressBar:
-    """Draws progress on stderr: a bar on a terminal, one line per stage otherwise."""
+    """Draws progress on stderr: a bar on a terminal; otherwise a line per stage and per 10%."""
 
     def __init__(self, stream=sys.stderr, width: int = 30) -> None:
         self.stream = stream
         self.width = width
         self.tty = stream.isatty()
-        self._last = None
+        self._last: tuple[str, int] | None = None
 
     def __call__(self, message: str, fraction: float) -> None:
         if self.tty:
@@ -39,10 +41,13 @@ class _ProgressBar:
             self.stream.write(f"\r[{bar}] {fraction * 100:3.0f}% {message:<40}")
             if fraction >= 1.0:
                 self.stream.write("\n")
-        elif message != self._last:
+            self.stream.flush()
+            return
+        key = (re.sub(r"\d+", "#", message), int(fraction * 10))
+        if key != self._last:
             self.stream.write(f"real2gym: {fraction * 100:3.0f}% {message}\n")
-        self._last = message
-        self.stream.flush()
+            self.stream.flush()
+        self._last = key
 
 
 def _blend_writer(no_blend: bool, out_dir: str) -> tuple[BlendWriter | None, str | None]:
@@ -58,19 +63,53 @@ def _blend_writer(no_blend: bool, out_dir: str) -> tuple[BlendWriter | None, str
     return headless_blend_writer(out_dir), None
 
 
+def _segmentation_options(args: argparse.Namespace) -> SegmentationOptions:
+    return SegmentationOptions(
+        backend=args.backend,
+        sam2_checkpoint=args.sam2_checkpoint or "",
+        sam2_config=args.sam2_config,
+        device=args.device,
+    )
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     write_blend, reason = _blend_writer(args.no_blend, args.out)
     progress = Progress(None if args.quiet else _ProgressBar())
-    run = run_pipeline(args.demo_dir, args.out, write_blend=write_blend, progress=progress)
+    run = run_pipeline(
+        args.demo_dir,
+        args.out,
+        write_blend=write_blend,
+        progress=progress,
+        segmentation=_segmentation_options(args),
+        last_stage="segment",
+    )
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)
     if reason:
         print(f"real2gym: note: {reason}", file=sys.stderr)
     out = run.out_dir.resolve()
     print(f"report: {out / 'report.json'}")
-    if "blend" in run.scene.artifacts:
-        print(f"blend:  {out / run.scene.artifacts['blend']}")
+    for kind in ("masks", "blend"):
+        if kind in run.scene.artifacts:
+            print(f"{kind + ':':<7} {out / run.scene.artifacts[kind]}")
     return 0
+
+
+def _add_common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("demo_dir", help="the demo folder (video, camera.json, prompts.json ...)")
+    command.add_argument("--out", required=True, help="the output folder (created if missing)")
+    command.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=DEFAULT_BACKEND,
+        help="segmentation backend (default: classical)",
+    )
+    command.add_argument(
+        "--sam2-checkpoint", metavar="PATH", help="SAM2 checkpoint (.pt), for --backend sam2"
+    )
+    command.add_argument("--sam2-config", default="sam2.1_hiera_t", metavar="NAME", help="SAM2 config name")
+    command.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="device for SAM2")
+    command.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,11 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run the whole pipeline on a demo folder")
-    run.add_argument("demo_dir", help="the demo folder (video, camera.json, prompts.json ...)")
-    run.add_argument("--out", required=True, help="the output folder (created if missing)")
+    _add_common(run)
     run.add_argument("--no-blend", action="store_true", help="do not write scene.blend")
-    run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     run.set_defaults(handler=_cmd_run)
+    segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
+    _add_common(segment)
+    segment.set_defaults(handler=_cmd_run, no_blend=True)
     return parser
 
 

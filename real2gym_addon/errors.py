@@ -68,3 +68,7 @@ class WarningLog:
     def as_report(self) -> list[dict[str, str]]:
         """Returns the warnings as report.json entries."""
         return [dataclasses.asdict(w) for w in self.warnings]
+
+
+class SegmentationError(Real2GymError):
+    """A segmentation backend cannot run, or an object cannot be segmented."""

@@ -21,12 +21,17 @@ from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
 from .progress import Progress
 from .scene import SceneDescription
+from .segmentation.backends import SegmentationOptions, make_segmenter
+from .segmentation.run import segment_demo
 
 BlendWriter = Callable[[SceneDescription, Path], None]
 """Builds the Blender scene for a description and saves it to the given .blend path."""
 
 REPORT_NAME = "report.json"
 BLEND_NAME = "scene.blend"
+MASKS_NAME = "masks"
+STAGES = ("load", "segment")
+"""The stages in order; a run may stop after any of them (``real2gym segment`` stops after ``segment``)."""
 
 
 class PipelineRun:
@@ -36,12 +41,25 @@ class PipelineRun:
         demo_dir: The demo folder (``../shared/CONTRACT.md``).
         out_dir: The output folder; created if missing.
         progress: Receives progress and carries cancellation; a silent one when None.
+        segmentation: The segmentation backend and its settings.
+        last_stage: The last stage to run, one of :data:`STAGES`.
     """
 
-    def __init__(self, demo_dir: Path | str, out_dir: Path | str, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        demo_dir: Path | str,
+        out_dir: Path | str,
+        progress: Progress | None = None,
+        segmentation: SegmentationOptions | None = None,
+        last_stage: str = STAGES[-1],
+    ) -> None:
+        if last_stage not in STAGES:
+            raise ValueError(f"unknown stage {last_stage!r}")
         self.demo_dir = Path(demo_dir)
         self.out_dir = Path(out_dir)
         self.progress = progress or Progress()
+        self.segmentation = segmentation or SegmentationOptions()
+        self.last_stage = last_stage
         self.log = WarningLog()
         self.scene: SceneDescription | None = None
         self._output: OutputFolder | None = None
@@ -60,11 +78,20 @@ class PipelineRun:
         started = time.perf_counter()
         self.progress.step("reading the demo folder", 0.0)
         demo = load_demo(self.demo_dir, self.log)
+        segmenter = make_segmenter(self.segmentation)
         scene = SceneDescription.from_demo(demo)
-        scene.stages["load"] = time.perf_counter() - started
-        self.progress.step("preparing the output folder", 0.5)
         self._output = OutputFolder(self.out_dir)
+        scene.stages["load"] = time.perf_counter() - started
         self.scene = scene
+        if self.last_stage == "load":
+            return scene
+
+        started = time.perf_counter()
+        segmentation = segment_demo(demo, segmenter, self.progress, self.log, span=(0.05, 0.75))
+        segmentation.write(self._output.staging / MASKS_NAME)
+        scene.segmentation = segmentation.summary(MASKS_NAME)
+        scene.artifacts["masks"] = MASKS_NAME
+        scene.stages["segment"] = time.perf_counter() - started
         return scene
 
     def finish(self, write_blend: BlendWriter | None = None) -> Path:
@@ -105,6 +132,8 @@ def run_pipeline(
     out_dir: Path | str,
     write_blend: BlendWriter | None = None,
     progress: Progress | None = None,
+    segmentation: SegmentationOptions | None = None,
+    last_stage: str = STAGES[-1],
 ) -> PipelineRun:
     """Runs the whole pipeline synchronously (command line, ``blender -b``, tests).
 
@@ -113,6 +142,8 @@ def run_pipeline(
         out_dir: The output folder.
         write_blend: Builds and saves the Blender scene; None to skip scene.blend.
         progress: Receives progress and carries cancellation.
+        segmentation: The segmentation backend and its settings.
+        last_stage: The last stage to run, one of :data:`STAGES`.
 
     Returns:
         The finished run; its ``scene`` and ``log`` hold the result and warnings.
@@ -121,7 +152,7 @@ def run_pipeline(
         Real2GymError: Bad input, an unwritable output folder, or cancellation;
             nothing is written then.
     """
-    run = PipelineRun(demo_dir, out_dir, progress)
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage)
     try:
         run.analyse()
         run.finish(write_blend)

@@ -49,6 +49,7 @@ class SceneDescription:
         task: ``{"type", "object", "target"}`` from prompts.json.
         objects: Per-object entries in the report's form (filled by later stages).
         keyframes: ``{"frame", "event", "object"}`` entries.
+        segmentation: Per-object, per-frame mask figures (``Segmentation.summary``).
         verification: The verifier's result, or None before it runs.
         artifacts: Output files, relative to the output folder.
         warnings: ``{"stage", "message"}`` entries.
@@ -62,6 +63,7 @@ class SceneDescription:
     objects: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     table: dict[str, Any] | None = None
     keyframes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    segmentation: dict[str, Any] | None = None
     verification: dict[str, Any] | None = None
     artifacts: dict[str, str] = dataclasses.field(default_factory=dict)
     warnings: list[dict[str, str]] = dataclasses.field(default_factory=list)
@@ -118,6 +120,8 @@ class SceneDescription:
         }
         if self.table is not None:
             report["table"] = self.table
+        if self.segmentation is not None:
+            report["segmentation"] = self.segmentation
         if self.verification is not None:
             report["verification"] = self.verification
         return report

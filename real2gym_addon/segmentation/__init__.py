@@ -1,0 +1,20 @@
+"""Object masks through the video: the segmenter interface and its backends.
+
+``classical`` (OpenCV only, the default), ``sam2`` (Meta's SAM2 video
+predictor, when torch, sam2 and a checkpoint are present) and ``flow_warp``
+(the baseline the benchmark compares against).
+"""
+
+from .base import ObjectMask, Prompt, VideoSegmenter
+from .flow_warp import FlowWarpSegmenter
+from .run import ObjectTrack, Segmentation, segment_demo
+
+__all__ = [
+    "FlowWarpSegmenter",
+    "ObjectMask",
+    "ObjectTrack",
+    "Prompt",
+    "Segmentation",
+    "VideoSegmenter",
+    "segment_demo",
+]

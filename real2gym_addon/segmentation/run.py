@@ -1,0 +1,235 @@
+"""Segmenting a demo: every object through the whole video, masks on disk.
+
+:func:`segment_demo` loads the frames (and depth) at a working size of at most
+:data:`MAX_WORKING_SIDE` pixels, prompts the backend with each object's box and
+points, propagates forward from the earliest prompt and backward from the
+latest, maps the masks back to the video's size and returns a
+:class:`Segmentation`. :meth:`Segmentation.write` stores
+``masks/<object>/000000.png`` (0/255) and :meth:`Segmentation.summary` the
+report's per-frame figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..demo import Demo
+from ..errors import Real2GymError, WarningLog
+from ..progress import Progress
+from .base import ObjectMask, Prompt, VideoSegmenter
+
+MAX_WORKING_SIDE = 1280
+VISIBLE_MIN_AREA = 16
+"""Masks smaller than this many pixels (at the video's size) count as not visible."""
+
+
+@dataclasses.dataclass
+class ObjectTrack:
+    """One object's masks through the video.
+
+    Attributes:
+        name: The object's name from prompts.json.
+        masks: Per frame ``HxW`` bool at the video's size (all False when unseen).
+        confidence: Per frame confidence in [0, 1].
+    """
+
+    name: str
+    masks: list[np.ndarray]
+    confidence: list[float]
+
+    def frame_summary(self, frame: int) -> dict:
+        """Area (px), bbox ``[x0, y0, x1, y1]`` (px, exclusive ends), centroid ``[x, y]``, confidence, visible."""
+        mask = self.masks[frame]
+        area = int(mask.sum())
+        entry = {"frame": frame, "area": area, "confidence": round(float(self.confidence[frame]), 4)}
+        if area:
+            ys, xs = np.nonzero(mask)
+            entry["bbox"] = [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
+            entry["centroid"] = [round(float(xs.mean()), 2), round(float(ys.mean()), 2)]
+        else:
+            entry["bbox"], entry["centroid"] = None, None
+        entry["visible"] = area >= VISIBLE_MIN_AREA
+        return entry
+
+
+@dataclasses.dataclass
+class Segmentation:
+    """All objects' masks.
+
+    Attributes:
+        backend: The backend's name.
+        working_scale: Working size / video size (1.0 unless the video was reduced).
+        objects: The tracks, in prompts.json order.
+    """
+
+    backend: str
+    working_scale: float
+    objects: list[ObjectTrack]
+
+    def summary(self, mask_dir: str = "masks") -> dict:
+        """Returns the report's ``segmentation`` section."""
+        return {
+            "backend": self.backend,
+            "working_scale": self.working_scale,
+            "objects": [
+                {
+                    "name": track.name,
+                    "masks": f"{mask_dir}/{track.name}",
+                    "frames": [track.frame_summary(f) for f in range(len(track.masks))],
+                }
+                for track in self.objects
+            ],
+        }
+
+    def write(self, folder: Path) -> None:
+        """Writes ``folder/<object>/000000.png ...`` (0 or 255, one PNG per frame)."""
+        for track in self.objects:
+            target = Path(folder) / track.name
+            target.mkdir(parents=True, exist_ok=True)
+            for frame, mask in enumerate(track.masks):
+                ok = cv2.imwrite(str(target / f"{frame:06d}.png"), mask.astype(np.uint8) * 255)
+                if not ok:
+                    raise Real2GymError(
+                        f"cannot write the mask of '{track.name}' on frame {frame} to {target}"
+                    )
+
+
+def working_scale(width: int, height: int) -> float:
+    """The factor that brings the longer side down to :data:`MAX_WORKING_SIDE` (1.0 if already smaller)."""
+    return min(1.0, MAX_WORKING_SIDE / max(width, height))
+
+
+def load_frames(demo: Demo, scale: float) -> list[np.ndarray]:
+    """Decodes every frame, resized by ``scale`` (``HxWx3`` uint8 BGR each)."""
+    frames = []
+    for frame in demo.video.iter_frames():
+        if scale != 1.0:
+            frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        frames.append(frame)
+    return frames
+
+
+def load_depth(demo: Demo, scale: float, log: WarningLog) -> list[np.ndarray | None] | None:
+    """Reads ``depth/000000.png ...`` as float32 metres (0 = no reading), resized by ``scale``.
+
+    Returns None (with a warning) when the depth images do not match the video.
+    """
+    if demo.depth_dir is None:
+        return None
+    depth: list[np.ndarray | None] = []
+    for frame in range(demo.video.frames):
+        path = demo.depth_dir / f"{frame:06d}.png"
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
+        if image is None:
+            depth.append(None)
+            continue
+        if image.shape[:2] != (demo.video.height, demo.video.width) or image.ndim != 2:
+            log.warn(
+                "segmentation",
+                f"depth/{path.name} is {image.shape[1]}x{image.shape[0]}, the video is "
+                f"{demo.video.width}x{demo.video.height}; segmenting without depth",
+            )
+            return None
+        metres = image.astype(np.float32) * demo.camera.depth_scale
+        if scale != 1.0:
+            metres = cv2.resize(metres, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
+        depth.append(metres)
+    return depth
+
+
+def _prompt(obj) -> Prompt:
+    points = np.array([p[:2] for p in obj.points], np.float32).reshape(-1, 2)
+    labels = np.array([p[2] for p in obj.points], np.int32)
+    return Prompt(frame=obj.frame, box=obj.box, points=points, labels=labels)
+
+
+def segment_demo(
+    demo: Demo,
+    segmenter: VideoSegmenter,
+    progress: Progress | None = None,
+    log: WarningLog | None = None,
+    span: tuple[float, float] = (0.0, 1.0),
+) -> Segmentation:
+    """Segments every prompted object through the whole video.
+
+    Args:
+        demo: The checked demo folder.
+        segmenter: The backend.
+        progress: Receives per-frame progress inside ``span``; carries cancellation.
+        log: Receives warnings (objects lost, frames never seen...).
+        span: The part of the overall progress this stage covers.
+
+    Returns:
+        The masks at the video's size.
+    """
+    progress = progress or Progress()
+    log = log if log is not None else WarningLog()
+    video = demo.video
+    scale = working_scale(video.width, video.height)
+    if scale != 1.0:
+        log.warn(
+            "segmentation",
+            f"the video is {video.width}x{video.height}; segmenting at {scale:.2f} of that size",
+        )
+    progress.step("decoding the video for segmentation", span[0])
+    frames = load_frames(demo, scale)
+    if all(np.array_equal(frames[0], f) for f in frames[1:]):
+        log.warn("segmentation", "every frame of the video is identical: nothing moves")
+    segmenter.init_state(frames, load_depth(demo, scale, log))
+    results: list[dict[int, ObjectMask]] = [{} for _ in frames]
+    for object_id, obj in enumerate(demo.objects):
+        first = segmenter.add_prompt(object_id, _prompt(obj).scaled(scale))
+        if not first.mask.any():
+            raise Real2GymError(
+                f"object '{obj.name}': the prompt on frame {obj.frame} gives an empty mask; "
+                "draw the box tighter around the object or add a point on it"
+            )
+    earliest = min(o.frame for o in demo.objects)
+    latest = max(o.frame for o in demo.objects)
+    total = (len(frames) - earliest) + (latest + 1)
+    done = 0
+    for start, reverse in ((earliest, False), (latest, True)):
+        for frame, masks in segmenter.propagate(start, reverse=reverse):
+            for object_id, result in masks.items():
+                prompt_frame = demo.objects[object_id].frame
+                if (frame >= prompt_frame) != reverse or frame == prompt_frame:
+                    results[frame][object_id] = result
+            done += 1
+            fraction = span[0] + (span[1] - span[0]) * done / total
+            progress.step(f"segmenting frame {frame} ({segmenter.name})", fraction)
+    return Segmentation(segmenter.name, scale, _tracks(demo, results, log))
+
+
+def _tracks(demo: Demo, results: list[dict[int, ObjectMask]], log: WarningLog) -> list[ObjectTrack]:
+    video = demo.video
+    tracks = []
+    for object_id, obj in enumerate(demo.objects):
+        masks, confidence = [], []
+        for frame_results in results:
+            result = frame_results.get(object_id)
+            if result is None:
+                masks.append(np.zeros((video.height, video.width), bool))
+                confidence.append(0.0)
+                continue
+            mask = result.mask
+            if mask.shape != (video.height, video.width):
+                mask = (
+                    cv2.resize(
+                        mask.astype(np.uint8), (video.width, video.height), interpolation=cv2.INTER_NEAREST
+                    )
+                    > 0
+                )
+            masks.append(mask)
+            confidence.append(float(result.confidence))
+        track = ObjectTrack(obj.name, masks, confidence)
+        visible = [track.frame_summary(f)["visible"] for f in range(len(masks))]
+        if not visible[-1]:
+            last_seen = max((f for f, v in enumerate(visible) if v), default=None)
+            where = "never" if last_seen is None else f"not after frame {last_seen}"
+            log.warn("segmentation", f"object '{obj.name}' is {where} visible (lost or occluded to the end)")
+        tracks.append(track)
+    return tracks
