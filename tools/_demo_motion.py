@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from _demo_scene import FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE, Layout
+from _demo_gripper import FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE
+from _demo_scene import Layout
 
 # Relative durations of the script's segments; they are scaled to the video length.
 _SEGMENTS = (
@@ -122,7 +122,7 @@ def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[W
     toward_cam = layout.camera_pos[:2] - layout.block_xy
     toward_cam /= np.linalg.norm(toward_cam)
     home = block + np.r_[0.06 * toward_cam, 0.0] + (block - cup) * 0.25
-    home[2] = above_z + 0.06
+    home[2] = above_z + 0.02
     carry_yaw = yaw + np.deg2rad(12.0)
     opened, closed = FINGER_TRAVEL, 0.0
     poses = {
@@ -135,8 +135,8 @@ def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[W
         "lower": (cup + [0, 0, release_z], carry_yaw, closed),
         "open": (cup + [0, 0, release_z], carry_yaw, opened),
         "fall": (cup + [0, 0, release_z], carry_yaw, opened),
-        "retreat": (cup + [0, 0, release_z + 0.12], carry_yaw, opened),
-        "rest": (cup + [0, 0, release_z + 0.12], carry_yaw, opened),
+        "retreat": (cup + [0, 0, release_z + 0.08], carry_yaw, opened),
+        "rest": (cup + [0, 0, release_z + 0.08], carry_yaw, opened),
     }
     total = sum(weight for _, weight in _SEGMENTS)
     waypoints, time = [Waypoint(0.0, home.copy(), yaw, opened, "start")], 0.0
@@ -160,7 +160,7 @@ def pose_at(waypoints: list[Waypoint], time: float) -> tuple[np.ndarray, float, 
     if time <= waypoints[0].time:
         first = waypoints[0]
         return first.position.copy(), first.yaw, first.grip
-    for start, end in zip(waypoints[:-1], waypoints[1:]):
+    for start, end in zip(waypoints[:-1], waypoints[1:], strict=True):
         if time <= end.time:
             s = minimum_jerk((time - start.time) / max(end.time - start.time, 1e-9))
             position = start.position + s * (end.position - start.position)

@@ -4,11 +4,8 @@ Builds the MuJoCo model of the bundled demo with ``mujoco.MjSpec``. World frame:
 gravity -z, z = 0 on the table top (CONTRACT.md). Every object sits in its own geom
 group so that masks of one object alone can be rendered by switching groups off.
 
-The gripper is a floating parallel-jaw hand with roughly Franka Hand dimensions. Its
-body frame is the *gripper frame*: origin at the grasp centre (midway between the
-finger pads), z along the approach direction (palm to fingertips), y along the finger
-opening direction. A mocap body welded to it drives it; the block is held by friction
-only.
+The gripper (``_demo_gripper``) is driven by a mocap body; the block is held by
+friction only.
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ from dataclasses import dataclass
 
 import mujoco
 import numpy as np
+from _demo_gripper import add_gripper
 
 # Geom groups: each object alone can be rendered by enabling only its group.
 GROUP_ENVIRONMENT = 0
@@ -26,12 +24,6 @@ GROUP_GRIPPER = 3
 GROUP_DISTRACTOR = 4
 GROUP_HIDDEN = 5  # collision-only geoms whose look is given by a visual mesh
 
-# Gripper dimensions in metres (roughly a Franka Hand).
-FINGER_TRAVEL = 0.04  # per finger; full opening 0.08
-PAD_HALF = (0.011, 0.002, 0.011)  # pad half sizes in the gripper frame (x, y, z)
-FINGER_HALF = (0.011, 0.006, 0.027)  # finger link half sizes
-FINGERTIP_BELOW_CENTRE = 0.011  # how far the fingertips reach past the grasp centre
-PALM_HALF = (0.032, 0.102, 0.028)
 TABLE_HEIGHT = 0.75
 
 
@@ -105,16 +97,16 @@ def _rot_to_quat(rot: np.ndarray) -> np.ndarray:
 
 
 def _wood_texture(rng: np.random.Generator, size: int = 256) -> bytes:
-    """A light wood-grain RGB texture, (size, size, 3) uint8 as bytes."""
+    """Light wooden planks as an RGB texture, (size, size, 3) uint8 as bytes."""
     y, x = np.mgrid[0:size, 0:size] / size
-    warp = 0.04 * np.sin(2 * np.pi * (3 * x + rng.uniform())) + 0.02 * np.sin(
-        2 * np.pi * (7 * x + rng.uniform())
-    )
-    grain = 0.5 + 0.5 * np.sin(2 * np.pi * (18 * (y + warp)) + 3 * np.sin(9 * x))
-    fine = rng.normal(0, 1, (size // 8, size // 8))
-    fine = np.kron(fine, np.ones((8, 8)))[:size, :size]
-    shade = 0.82 + 0.1 * grain + 0.03 * fine
-    base = np.array([196, 154, 108], dtype=float)
+    planks = 4
+    plank = np.floor(y * planks).astype(int)
+    tone = rng.uniform(-0.05, 0.05, planks)[plank]
+    wobble = 0.01 * np.sin(2 * np.pi * (2 * x + rng.uniform(size=planks)[plank]))
+    grain = np.sin(2 * np.pi * 60 * (y + wobble)) * np.sin(2 * np.pi * (3 * x + 7 * y))
+    seam = np.abs(y * planks - np.round(y * planks)) < 0.012
+    shade = 0.9 + tone + 0.035 * grain - 0.25 * seam
+    base = np.array([200, 158, 112], dtype=float)
     rgb = np.clip(shade[..., None] * base, 0, 255).astype(np.uint8)
     return rgb.tobytes()
 
@@ -149,7 +141,7 @@ def _add_environment(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generat
         name="wood", type=mujoco.mjtTexture.mjTEXTURE_2D, width=256, height=256, nchannel=3
     )
     wood.data = _wood_texture(rng)
-    table_mat = spec.add_material(name="table", texrepeat=[3, 3], specular=0.2, shininess=0.3)
+    table_mat = spec.add_material(name="table", texrepeat=[2, 2], specular=0.2, shininess=0.3)
     table_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "wood"
     spec.add_texture(
         name="floor",
@@ -168,7 +160,7 @@ def _add_environment(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generat
     world.add_geom(
         name="table",
         type=mujoco.mjtGeom.mjGEOM_BOX,
-        size=[0.6, 0.45, 0.02],
+        size=[0.7, 0.5, 0.02],
         pos=[0, 0, -0.02],
         material="table",
         **env,
@@ -186,7 +178,7 @@ def _add_environment(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generat
             world.add_geom(
                 type=mujoco.mjtGeom.mjGEOM_BOX,
                 size=[0.025, 0.025, (TABLE_HEIGHT - 0.04) / 2],
-                pos=[sx * 0.55, sy * 0.4, -0.04 - (TABLE_HEIGHT - 0.04) / 2],
+                pos=[sx * 0.65, sy * 0.45, -0.04 - (TABLE_HEIGHT - 0.04) / 2],
                 rgba=[0.35, 0.25, 0.17, 1],
                 **env,
             )
@@ -204,21 +196,25 @@ def _add_environment(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generat
         rgba=[0.78, 0.77, 0.72, 1],
         **env,
     )
+    # Key light above the camera's left shoulder, so shadows fall away from the camera.
+    middle = np.r_[(layout.block_xy + layout.cup_xy) / 2, 0.0]
+    key_pos = middle + 0.6 * (-away) - 0.5 * layout.camera_rot[:, 0] + [0, 0, 1.5]
     world.add_light(
         name="key",
-        type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
-        dir=[0.3, 0.4, -1.0],
-        diffuse=[0.6, 0.6, 0.58],
+        type=mujoco.mjtLightType.mjLIGHT_SPOT,
+        pos=key_pos.tolist(),
+        dir=(middle - key_pos).tolist(),
+        diffuse=[0.65, 0.64, 0.6],
         specular=[0.2, 0.2, 0.2],
+        cutoff=24,
+        exponent=1,
         castshadow=True,
     )
     world.add_light(
         name="fill",
-        type=mujoco.mjtLightType.mjLIGHT_SPOT,
-        pos=(layout.camera_pos + [0, 0, 0.6]).tolist(),
-        dir=[0, 0, -1.0],
-        diffuse=[0.35, 0.35, 0.37],
-        cutoff=60,
+        type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+        dir=(-layout.camera_rot[:, 2] * [1, 1, -1] - [0, 0, 1.5]).tolist(),
+        diffuse=[0.3, 0.3, 0.32],
         castshadow=False,
     )
 
@@ -295,85 +291,6 @@ def _add_objects(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) 
         )
 
 
-def _add_gripper(spec: mujoco.MjSpec, pos: np.ndarray, quat: np.ndarray) -> None:
-    world = spec.worldbody
-    world.add_body(name="gripper_target", mocap=True, pos=pos.tolist(), quat=quat.tolist())
-    hand = world.add_body(name="hand", pos=pos.tolist(), quat=quat.tolist(), gravcomp=1)
-    hand.add_freejoint(name="hand")
-    look = {"group": GROUP_GRIPPER}
-    white = [0.92, 0.92, 0.9, 1]
-    finger_top = FINGERTIP_BELOW_CENTRE - 2 * FINGER_HALF[2]
-    hand.add_geom(
-        name="palm",
-        type=mujoco.mjtGeom.mjGEOM_BOX,
-        size=list(PALM_HALF),
-        pos=[0, 0, finger_top - PALM_HALF[2]],
-        mass=0.6,
-        rgba=white,
-        **look,
-    )
-    hand.add_geom(
-        name="flange",
-        type=mujoco.mjtGeom.mjGEOM_CYLINDER,
-        size=[0.032, 0.018, 0],
-        pos=[0, 0, finger_top - 2 * PALM_HALF[2] - 0.018],
-        mass=0.2,
-        rgba=[0.25, 0.25, 0.27, 1],
-        **look,
-    )
-    for side, sign in (("left", 1.0), ("right", -1.0)):
-        finger = hand.add_body(name=f"finger_{side}", gravcomp=1)
-        finger.add_joint(
-            name=f"finger_{side}",
-            type=mujoco.mjtJoint.mjJNT_SLIDE,
-            axis=[0, sign, 0],
-            range=[0, FINGER_TRAVEL],
-            damping=20.0,
-            armature=0.05,
-        )
-        pad_y = sign * PAD_HALF[1]
-        finger.add_geom(
-            name=f"finger_{side}",
-            type=mujoco.mjtGeom.mjGEOM_BOX,
-            size=list(FINGER_HALF),
-            pos=[0, sign * (2 * PAD_HALF[1] + FINGER_HALF[1]), finger_top + FINGER_HALF[2]],
-            mass=0.03,
-            rgba=white,
-            **look,
-        )
-        finger.add_geom(
-            name=f"pad_{side}",
-            type=mujoco.mjtGeom.mjGEOM_BOX,
-            size=list(PAD_HALF),
-            pos=[0, pad_y, 0],
-            mass=0.005,
-            rgba=[0.12, 0.12, 0.13, 1],
-            friction=[1.5, 0.02, 0.0002],
-            condim=4,
-            priority=1,
-            **look,
-        )
-        actuator = spec.add_actuator(
-            name=f"finger_{side}",
-            target=f"finger_{side}",
-            trntype=mujoco.mjtTrn.mjTRN_JOINT,
-            ctrlrange=[0, FINGER_TRAVEL],
-            forcerange=[-25, 25],
-        )
-        actuator.set_to_position(kp=600.0)
-    weld = spec.add_equality(
-        name="gripper_drive",
-        type=mujoco.mjtEq.mjEQ_WELD,
-        objtype=mujoco.mjtObj.mjOBJ_BODY,
-        name1="gripper_target",
-        name2="hand",
-        solref=[0.01, 1.0],
-    )
-    data = np.zeros(len(weld.data))
-    data[10] = 1.0  # anchors at the body origins, relative pose from qpos0, torque scale 1
-    weld.data = data
-
-
 def build_model(
     layout: Layout,
     gripper_pos: np.ndarray,
@@ -412,7 +329,7 @@ def build_model(
 
     _add_environment(spec, layout, rng)
     _add_objects(spec, layout, rng)
-    _add_gripper(spec, gripper_pos, gripper_quat)
+    add_gripper(spec, gripper_pos, gripper_quat, GROUP_GRIPPER)
 
     # MuJoCo cameras look along -z with y up: flip the OpenCV y and z axes.
     mj_rot = layout.camera_rot * np.array([1.0, -1.0, -1.0])

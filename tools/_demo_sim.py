@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
-
 from _demo_motion import Waypoint, pose_at, top_down_quat
 from _demo_scene import Layout
 

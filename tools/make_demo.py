@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Generate a demo folder: a simulated pick-and-place filmed by one RGB-D camera.
+
+A floating parallel-jaw gripper picks a block off a table by friction, carries it over
+an open cup and drops it in. MuJoCo simulates and renders it; the folder follows
+``CONTRACT.md`` (video or frames, camera.json, depth PNGs, prompts.json, optionally
+trajectory.json) plus truth.json for scoring. The outcome is checked: the generator
+exits with status 1 if the block was not lifted by the fingers or did not end resting
+in the cup, and with status 2 for options it cannot film (e.g. a block too big for
+the gripper, a video too short for the script).
+
+Example:
+    MUJOCO_GL=egl python tools/make_demo.py --out examples/block_in_cup --with-trajectory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _demo_motion import plan_script, top_down_quat  # noqa: E402
+from _demo_render import DemoRenderer, Intrinsics  # noqa: E402
+from _demo_scene import (  # noqa: E402
+    GROUP_BLOCK,
+    GROUP_CUP,
+    GROUP_DISTRACTOR,
+    Layout,
+    build_model,
+    look_at,
+)
+from _demo_sensor import noisy_rgb, sensor_depth  # noqa: E402
+from _demo_sim import simulate  # noqa: E402
+from _demo_truth import (  # noqa: E402
+    camera_json,
+    describe_objects,
+    pose_entries,
+    prompt_entry,
+    trajectory_json,
+    truth_frame,
+    truth_json,
+    world_from_camera,
+)
+
+_GENERATED = (
+    "video.mp4",
+    "frames",
+    "depth",
+    "camera.json",
+    "prompts.json",
+    "trajectory.json",
+    "truth.json",
+)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (lengths in metres, angles in degrees)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add = parser.add_argument
+    add("--out", required=True, type=Path, help="demo folder to write")
+    add("--seed", type=int, default=0, help="random seed (layout, colours, noise)")
+    add("--frames", type=int, default=150, help="number of video frames")
+    add("--width", type=int, default=640)
+    add("--height", type=int, default=480)
+    add("--fps", type=float, default=30.0)
+    add("--camera-distance", type=float, default=0.7, help="m from the scene centre")
+    add("--camera-elevation", type=float, default=38.0, help="deg above the table")
+    add("--camera-azimuth", type=float, default=-70.0, help="deg from world +x")
+    add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
+    add("--block-size", type=float, default=0.04, help="block edge, m")
+    add("--cup-radius", type=float, default=0.045, help="cup outer radius, m")
+    add("--cup-height", type=float, default=0.09, help="cup height, m")
+    add("--distractor", action="store_true", help="add a static can to the table")
+    add("--no-depth", action="store_true", help="do not write depth/")
+    add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
+    add("--with-trajectory", action="store_true", help="write trajectory.json")
+    add("--frames-dir", action="store_true", help="write frames/*.png, not video.mp4")
+    return parser.parse_args(argv)
+
+
+def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
+    """Place the block, the cup, the distractor and the camera for this seed."""
+    spacing = max(0.2, args.cup_radius + args.block_size + 0.11)
+    angle = rng.uniform(-0.25, 0.25)
+    along = np.array([np.cos(angle), np.sin(angle)])
+    middle = rng.uniform(-0.03, 0.03, 2)
+    block_xy = middle - along * spacing / 2
+    cup_xy = middle + along * spacing / 2
+    elevation, azimuth = np.deg2rad(args.camera_elevation), np.deg2rad(args.camera_azimuth)
+    target = np.r_[middle, 0.07]
+    eye = target + args.camera_distance * np.array(
+        [
+            np.cos(elevation) * np.cos(azimuth),
+            np.cos(elevation) * np.sin(azimuth),
+            np.sin(elevation),
+        ]
+    )
+    distractor = None
+    if args.distractor:
+        distractor = _place_distractor(block_xy, cup_xy, azimuth, rng)
+    return Layout(
+        block_size=args.block_size,
+        block_mass=float(rng.uniform(0.06, 0.09)),
+        block_xy=block_xy,
+        block_yaw=float(rng.uniform(0, np.pi / 2)),
+        cup_radius=args.cup_radius,
+        cup_height=args.cup_height,
+        cup_wall=0.004,
+        cup_bottom=0.006,
+        cup_xy=cup_xy,
+        distractor_xy=distractor,
+        distractor_radius=0.03,
+        distractor_height=0.08,
+        camera_pos=eye,
+        camera_rot=look_at(eye, target),
+        fovy=args.fovy,
+        width=args.width,
+        height=args.height,
+    )
+
+
+def _place_distractor(
+    block_xy: np.ndarray, cup_xy: np.ndarray, azimuth: float, rng: np.random.Generator
+) -> np.ndarray:
+    """A spot for the static can: clear of the gripper's path, preferably behind it.
+
+    Args:
+        block_xy: Block position on the table (m), world frame.
+        cup_xy: Cup position (m), world frame.
+        azimuth: Camera azimuth (rad) from world +x.
+        rng: Random generator.
+
+    Returns:
+        The can's centre on the table (m), world frame, shape (2,).
+    """
+    middle = (block_xy + cup_xy) / 2
+    away = -np.array([np.cos(azimuth), np.sin(azimuth)])
+    segment = cup_xy - block_xy
+    best, best_score = None, -np.inf
+    for angle in np.linspace(0, 2 * np.pi, 36, endpoint=False):
+        spot = middle + 0.17 * np.array([np.cos(angle), np.sin(angle)])
+        s = np.clip(np.dot(spot - block_xy, segment) / np.dot(segment, segment), 0, 1)
+        if np.linalg.norm(spot - (block_xy + s * segment)) < 0.14:
+            continue  # the open gripper (20 cm palm) passes there
+        score = np.dot(spot - middle, away) + rng.uniform(0, 0.03)
+        if score > best_score:
+            best, best_score = spot, score
+    return best
+
+
+def _install(staging: Path, out: Path) -> None:
+    """Move the generated files into ``out``, replacing earlier generated ones only."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in _GENERATED:
+        old = out / name
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
+        if (staging / name).exists():
+            (staging / name).rename(old)
+
+
+def _count_video_frames(path: Path) -> int:
+    capture = cv2.VideoCapture(str(path))
+    count = 0
+    while capture.read()[0]:
+        count += 1
+    capture.release()
+    return count
+
+
+def generate(args: argparse.Namespace, staging: Path) -> dict:
+    """Simulate, render and write the demo into ``staging``; return truth.json's data.
+
+    Raises:
+        RuntimeError: If the simulated grasp or placement failed, or the video is bad.
+        ValueError: If the options describe a scene the gripper cannot handle.
+    """
+    rng = np.random.default_rng(args.seed)
+    layout = sample_layout(args, rng)
+    intr = Intrinsics.from_fovy(args.width, args.height, args.fovy)
+    view = layout.camera_rot[:2, 2]
+    # Fingers closing at 45 deg to the line of sight, so one partly hides the block.
+    preferred_yaw = np.arctan2(view[1], view[0]) + np.deg2rad(135.0)
+    waypoints = plan_script(layout, args.frames / args.fps, preferred_yaw)
+    model = build_model(
+        layout,
+        waypoints[0].position,
+        top_down_quat(waypoints[0].yaw),
+        np.random.default_rng([args.seed, 2]),
+    )
+    objects = describe_objects(layout)
+    for spec in objects:
+        spec.mass = float(model.body(spec.body).mass[0])
+    groups = {"block": GROUP_BLOCK, "cup": GROUP_CUP, "can": GROUP_DISTRACTOR}
+    groups = {o.name: groups[o.name] for o in objects}
+    renderer = DemoRenderer(model, args.width, args.height, groups)
+    noise = np.random.default_rng([args.seed, 1])
+    w_from_c = world_from_camera(layout)
+    prompts: list[dict] = []
+
+    if args.frames_dir:
+        (staging / "frames").mkdir()
+        writer = None
+    else:
+        fourcc = cv2.VideoWriter_fourcc(*"mp4v")
+        size = (args.width, args.height)
+        writer = cv2.VideoWriter(str(staging / "video.mp4"), fourcc, args.fps, size)
+        if not writer.isOpened():
+            raise RuntimeError("OpenCV cannot write mp4v video here; use --frames-dir")
+    if not args.no_depth:
+        (staging / "depth").mkdir()
+
+    def on_frame(index: int, data) -> None:
+        images = renderer.render(data)
+        bgr = cv2.cvtColor(noisy_rgb(images.rgb, noise), cv2.COLOR_RGB2BGR)
+        if writer is None:
+            cv2.imwrite(str(staging / "frames" / f"{index:06d}.png"), bgr)
+        else:
+            writer.write(bgr)
+        if not args.no_depth:
+            depth = sensor_depth(images.depth, intr.fx, noise)
+            path = staging / "depth" / f"{index:06d}.png"
+            cv2.imwrite(str(path), depth, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        for spec in objects:
+            body = data.body(spec.body)
+            pose = pose_entries(w_from_c, body.xpos, body.xquat, spec.centre)
+            mask = images.masks[spec.name]
+            spec.frames.append(truth_frame(index, spec, pose, mask, images.alone_pixels[spec.name]))
+            if index == 0:
+                prompts.append(prompt_entry(spec, mask))
+
+    try:
+        result = simulate(model, layout, waypoints, args.frames, args.fps, on_frame)
+    finally:
+        renderer.close()
+        if writer is not None:
+            writer.release()
+    if result.failures:
+        raise RuntimeError("; ".join(result.failures))
+    if writer is not None:
+        count = _count_video_frames(staging / "video.mp4")
+        if count != args.frames:
+            raise RuntimeError(f"video.mp4 reads back {count} frames, expected {args.frames}")
+
+    generator = {"tool": "tools/make_demo.py", "seed": args.seed, "argv": sys.argv[1:]}
+    truth = truth_json(layout, intr, args.fps, objects, result, generator)
+    files = {
+        "camera.json": camera_json(intr, layout, args.with_world_from_camera),
+        "prompts.json": {
+            "objects": prompts,
+            "task": {"type": "place_in", "object": "block", "target": "cup"},
+        },
+        "truth.json": truth,
+    }
+    if args.with_trajectory:
+        files["trajectory.json"] = trajectory_json(truth["gripper"]["frames"])
+    for name, content in files.items():
+        indent = None if name == "truth.json" else 2
+        (staging / name).write_text(json.dumps(content, indent=indent) + "\n")
+    return truth
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the generator; return the process exit status."""
+    args = parse_args(argv)
+    started = time.monotonic()
+    out = args.out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        truth = generate(args, staging)
+        _install(staging, out)
+    except ValueError as error:  # options the gripper or the script cannot handle
+        print(f"make_demo: bad options: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:  # the simulated demo did not go as planned
+        print(f"make_demo: failed: {error}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
+    in_cup = truth["checks"]["in_cup"]
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"make_demo: wrote {out}")
+    print(
+        f"make_demo: {args.frames} frames {args.width}x{args.height} @ {args.fps:g} fps, "
+        f"{keys}; block in cup {in_cup['radial_offset_m'] * 100:.1f} cm off axis; "
+        f"{size / 1e6:.2f} MB; {time.monotonic() - started:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
