@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from .errors import Real2GymError
-from .pipeline import BlendWriter, run_pipeline
+from .pipeline import STAGES, BlendWriter, run_pipeline
 from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 
@@ -81,7 +81,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         write_blend=write_blend,
         progress=progress,
         segmentation=_segmentation_options(args),
-        last_stage="segment",
+        last_stage="segment" if args.command == "segment" else STAGES[-1],
     )
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)

@@ -21,6 +21,7 @@ from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
 from .progress import Progress
 from .scene import SceneDescription
+from .geometry.stage import run_geometry
 from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.run import segment_demo
 
@@ -30,7 +31,7 @@ BlendWriter = Callable[[SceneDescription, Path], None]
 REPORT_NAME = "report.json"
 BLEND_NAME = "scene.blend"
 MASKS_NAME = "masks"
-STAGES = ("load", "segment")
+STAGES = ("load", "segment", "geometry")
 """The stages in order; a run may stop after any of them (``real2gym segment`` stops after ``segment``)."""
 
 
@@ -87,11 +88,17 @@ class PipelineRun:
             return scene
 
         started = time.perf_counter()
-        segmentation = segment_demo(demo, segmenter, self.progress, self.log, span=(0.05, 0.75))
+        segmentation = segment_demo(demo, segmenter, self.progress, self.log, span=(0.05, 0.6))
         segmentation.write(self._output.staging / MASKS_NAME)
         scene.segmentation = segmentation.summary(MASKS_NAME)
         scene.artifacts["masks"] = MASKS_NAME
         scene.stages["segment"] = time.perf_counter() - started
+        if self.last_stage == "segment":
+            return scene
+
+        started = time.perf_counter()
+        scene.set_geometry(run_geometry(demo, segmentation, self.progress, self.log, span=(0.6, 0.75)))
+        scene.stages["geometry"] = time.perf_counter() - started
         return scene
 
     def finish(self, write_blend: BlendWriter | None = None) -> Path:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from .demo import Camera, Demo
+from .geometry.stage import Geometry
 
 REPORT_VERSION = 1
 
@@ -68,6 +71,9 @@ class SceneDescription:
     artifacts: dict[str, str] = dataclasses.field(default_factory=dict)
     warnings: list[dict[str, str]] = dataclasses.field(default_factory=list)
     stages: dict[str, float] = dataclasses.field(default_factory=dict)
+    world_from_camera: list[list[float]] | None = None
+    gripper: dict[str, Any] | None = None
+    geometry: Geometry | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_demo(cls, demo: Demo) -> SceneDescription:
@@ -86,6 +92,17 @@ class SceneDescription:
             camera=demo.camera,
             task=dataclasses.asdict(demo.task),
         )
+
+    def set_geometry(self, geometry: Geometry) -> None:
+        """Takes the geometry stage's result: table, world frame, objects, keyframes, gripper."""
+        self.geometry = geometry
+        self.world_from_camera = np.round(geometry.world_from_camera, 6).tolist()
+        self.table = geometry.table.to_report()
+        camera_from_world = np.linalg.inv(geometry.world_from_camera)
+        self.objects = [o.to_report(camera_from_world) for o in geometry.objects]
+        self.keyframes = list(geometry.keyframes)
+        if geometry.gripper is not None:
+            self.gripper = geometry.gripper.to_report(geometry.world_from_camera)
 
     def to_report(self) -> dict[str, Any]:
         """Returns the report.json content (contract version :data:`REPORT_VERSION`)."""
@@ -107,9 +124,10 @@ class SceneDescription:
                 "cy": camera.cy,
                 "width": camera.width,
                 "height": camera.height,
-                "world_from_camera": [list(r) for r in camera.world_from_camera]
+                "world_from_camera": self._world_from_camera(),
+                "world_from_camera_source": "camera.json"
                 if camera.world_from_camera
-                else None,
+                else ("table" if self.world_from_camera else None),
             },
             "task": self.task,
             "objects": self.objects,
@@ -122,6 +140,13 @@ class SceneDescription:
             report["table"] = self.table
         if self.segmentation is not None:
             report["segmentation"] = self.segmentation
+        if self.gripper is not None:
+            report["gripper"] = self.gripper
         if self.verification is not None:
             report["verification"] = self.verification
         return report
+
+    def _world_from_camera(self) -> list[list[float]] | None:
+        if self.camera.world_from_camera:
+            return [list(r) for r in self.camera.world_from_camera]
+        return self.world_from_camera

@@ -1,0 +1,79 @@
+"""Pinhole geometry: back-projection, projection, rigid transforms.
+
+Camera frame: OpenCV (x right, y down, z forward, metres). Pixels: ``(u, v)``
+from the top-left corner. Transforms are 4x4 numpy arrays mapping points of the
+right-hand frame into the left-hand one (``world_from_camera @ p_cam``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..demo import Camera
+
+
+def intrinsics_matrix(camera: Camera) -> np.ndarray:
+    """Returns the 3x3 pinhole matrix K of the camera (pixels)."""
+    return np.array([[camera.fx, 0.0, camera.cx], [0.0, camera.fy, camera.cy], [0.0, 0.0, 1.0]])
+
+
+def back_project(
+    camera: Camera, depth: np.ndarray, mask: np.ndarray | None = None, step: int = 1
+) -> np.ndarray:
+    """Turns depth pixels into camera-frame points.
+
+    Args:
+        camera: Intrinsics (pixels).
+        depth: ``HxW`` float32 z-depth in metres, 0 = no reading.
+        mask: ``HxW`` bool; only these pixels (all when None).
+        step: Take every ``step``-th pixel in x and y.
+
+    Returns:
+        ``Nx3`` float64 points in metres, camera frame.
+    """
+    sub = depth[::step, ::step]
+    valid = sub > 0
+    if mask is not None:
+        valid &= mask[::step, ::step]
+    v, u = np.nonzero(valid)
+    z = sub[v, u].astype(np.float64)
+    u = u * step
+    v = v * step
+    x = (u - camera.cx) * z / camera.fx
+    y = (v - camera.cy) * z / camera.fy
+    return np.stack([x, y, z], axis=1)
+
+
+def project(camera: Camera, points_cam: np.ndarray) -> np.ndarray:
+    """Projects camera-frame points (``Nx3``, metres) to pixels (``Nx2``)."""
+    z = np.maximum(points_cam[:, 2], 1e-6)
+    return np.stack(
+        [camera.fx * points_cam[:, 0] / z + camera.cx, camera.fy * points_cam[:, 1] / z + camera.cy], axis=1
+    )
+
+
+def transform(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Applies a 4x4 rigid transform to ``Nx3`` points."""
+    return points @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def invert(matrix: np.ndarray) -> np.ndarray:
+    """Inverts a 4x4 rigid transform."""
+    inverse = np.eye(4)
+    inverse[:3, :3] = matrix[:3, :3].T
+    inverse[:3, 3] = -matrix[:3, :3].T @ matrix[:3, 3]
+    return inverse
+
+
+def pose_matrix(position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    """Builds a 4x4 transform from a position (3,) and a 3x3 rotation."""
+    matrix = np.eye(4)
+    matrix[:3, :3] = rotation
+    matrix[:3, 3] = position
+    return matrix
+
+
+def yaw_rotation(yaw: float) -> np.ndarray:
+    """Rotation by ``yaw`` radians about +z."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

@@ -1,0 +1,234 @@
+"""Fitting an object's shape at metric scale, from depth points and silhouettes.
+
+The object rests on the table on the frames used (world frame: z up, table at
+z = 0). A first guess comes from the masked depth points (height from the top,
+footprint from the points' extent or a circle fit); it is then refined so that
+the shape's projected silhouette matches the masks on every frame used
+(Nelder-Mead on the shape's centre, yaw and size). ``auto`` tries a box and a
+cylinder (a cup when the inside is seen lower than the rim) and keeps the better
+fit; a hint that fits badly falls back to a ``mesh`` closed down to the table,
+with a warning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import cv2
+import numpy as np
+from scipy.optimize import minimize
+
+from ..demo import Camera
+from .camera import invert, pose_matrix, yaw_rotation
+from .shapes import Shape
+from .silhouette import silhouette_iou, silhouette_polygon
+
+BAD_FIT = 0.25
+"""Silhouette error (1 - IoU) above which a fit is rejected."""
+
+
+@dataclasses.dataclass
+class RestView:
+    """One frame on which the object rests, for fitting.
+
+    Attributes:
+        mask: ``HxW`` bool silhouette (visible part).
+        points_world: ``Nx3`` masked depth points in the world frame (metres); may be empty.
+        camera_from_world: 4x4.
+    """
+
+    mask: np.ndarray
+    points_world: np.ndarray
+    camera_from_world: np.ndarray
+
+
+@dataclasses.dataclass
+class FittedObject:
+    """A shape and its resting pose in the world frame.
+
+    Attributes:
+        shape: The fitted shape.
+        position: Centre of the bounding box, world frame (m), (3,).
+        yaw: Rotation about world z (radians).
+    """
+
+    shape: Shape
+    position: np.ndarray
+    yaw: float
+
+    def world_from_object(self) -> np.ndarray:
+        """4x4 pose of the object in the world."""
+        return pose_matrix(self.position, yaw_rotation(self.yaw))
+
+
+def _silhouette_error(shape: Shape, position, yaw, views: list[RestView], camera: Camera) -> float:
+    world_from_object = pose_matrix(np.asarray(position), yaw_rotation(yaw))
+    errors = []
+    for view in views:
+        polygon = silhouette_polygon(shape, view.camera_from_world @ world_from_object, camera)
+        errors.append(1.0 - silhouette_iou(polygon, view.mask))
+    return float(np.mean(errors))
+
+
+def _all_points(views: list[RestView]) -> np.ndarray:
+    points = [v.points_world for v in views if len(v.points_world)]
+    if not points:
+        return np.zeros((0, 3))
+    cloud = np.concatenate(points)
+    return cloud[cloud[:, 2] > 0.003]  # drop the table around the object
+
+
+def _camera_centre(views: list[RestView]) -> np.ndarray:
+    return invert(views[0].camera_from_world)[:3, 3]
+
+
+def _box_guess(points: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float, float]]:
+    height = float(np.percentile(points[:, 2], 98))
+    top = points[points[:, 2] > 0.5 * height][:, :2].astype(np.float32)
+    (cx, cy), (w, l), angle = cv2.minAreaRect(top if len(top) >= 5 else points[:, :2].astype(np.float32))
+    return (
+        np.array([cx, cy, height / 2]),
+        math.radians(angle),
+        (max(w, 0.005), max(l, 0.005), max(height, 0.005)),
+    )
+
+
+def _circle_fit(xy: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares circle (Kasa): returns centre x, y and radius."""
+    a = np.c_[2 * xy, np.ones(len(xy))]
+    b = (xy**2).sum(axis=1)
+    (cx, cy, c), *_ = np.linalg.lstsq(a, b, rcond=None)
+    return float(cx), float(cy), float(math.sqrt(max(c + cx * cx + cy * cy, 1e-8)))
+
+
+def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
+    """Fits an upright box resting on the table."""
+    points = _all_points(views)
+    centre, yaw, (sx, sy, sz) = _box_guess(points)
+
+    def loss(x):
+        shape = Shape("box", (abs(x[3]), abs(x[4]), abs(x[5])))
+        return _silhouette_error(shape, (x[0], x[1], abs(x[5]) / 2), x[2], views, camera)
+
+    start = np.array([centre[0], centre[1], yaw, sx, sy, sz])
+    result = minimize(
+        loss, start, method="Nelder-Mead", options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 600}
+    )
+    x = result.x
+    size = (abs(x[3]), abs(x[4]), abs(x[5]))
+    # The same box turned by 90 degrees: keep sx along the yaw axis, yaw in [-45, 45) degrees.
+    yaw = float(x[2])
+    turns = round(yaw / (math.pi / 2))
+    yaw -= turns * math.pi / 2
+    if turns % 2:
+        size = (size[1], size[0], size[2])
+    shape = Shape("box", size, fit_error=float(result.fun))
+    return FittedObject(shape, np.array([x[0], x[1], size[2] / 2]), yaw)
+
+
+def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float, float, float, float, bool]:
+    """Circle and height from the points; ``hollow`` when the inside is seen.
+
+    ``camera_world`` is the camera centre in the world frame: a cup shows its
+    inner wall on the far side (seen through the opening, below the rim),
+    where a solid cylinder shows nothing below its top face.
+    """
+    height = float(np.percentile(points[:, 2], 98))
+    rim = points[points[:, 2] > 0.85 * height]
+    cx, cy, radius = _circle_fit((rim if len(rim) >= 10 else points)[:, :2])
+    away = np.array([cx, cy]) - camera_world[:2]
+    away /= max(np.linalg.norm(away), 1e-9)
+    offsets = points[:, :2] - [cx, cy]
+    far_side = offsets @ away > 0.3 * radius
+    far_low = int((far_side & (points[:, 2] < 0.75 * height)).sum())
+    hollow = far_low >= 20 and far_low > 0.02 * len(points)
+    return cx, cy, radius, height, hollow
+
+
+def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") -> FittedObject:
+    """Fits an upright cylinder (``kind`` = cylinder) or open cup (``kind`` = cup)."""
+    points = _all_points(views)
+    cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
+
+    def loss(x):
+        shape = Shape("cylinder", (2 * abs(x[2]), 2 * abs(x[2]), abs(x[3])))
+        return _silhouette_error(shape, (x[0], x[1], abs(x[3]) / 2), 0.0, views, camera)
+
+    start = np.array([cx, cy, radius, height])
+    result = minimize(
+        loss, start, method="Nelder-Mead", options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 400}
+    )
+    cx, cy, radius, height = result.x[0], result.x[1], abs(result.x[2]), abs(result.x[3])
+    size = (2 * radius, 2 * radius, height)
+    params: dict[str, float] = {"radius": radius}
+    if kind in ("cup", "bowl"):
+        params = _cup_params(points, cx, cy, radius, height)
+    shape = Shape(kind, size, params, fit_error=float(result.fun))
+    return FittedObject(shape, np.array([cx, cy, height / 2]), 0.0)
+
+
+def _cup_params(points: np.ndarray, cx: float, cy: float, radius: float, height: float) -> dict[str, float]:
+    wall = float(np.clip(0.09 * radius, 0.003, 0.008))
+    inside = points[np.hypot(points[:, 0] - cx, points[:, 1] - cy) < 0.6 * radius]
+    bottom = (
+        float(np.clip(np.percentile(inside[:, 2], 10), 0.003, 0.3 * height))
+        if len(inside) >= 20
+        else 0.08 * height
+    )
+    return {
+        "outer_radius": radius,
+        "inner_radius": radius - wall,
+        "wall_thickness": wall,
+        "bottom_thickness": bottom,
+    }
+
+
+def fit_mesh(views: list[RestView]) -> FittedObject:
+    """A convex hull of the points, closed down to the table (the fallback)."""
+    points = _all_points(views)
+    footprint = points.copy()
+    footprint[:, 2] = 0.0
+    cloud = np.concatenate([points, footprint])
+    low, high = cloud.min(axis=0), cloud.max(axis=0)
+    centre = (low + high) / 2
+    shape = Shape("mesh", tuple(float(v) for v in high - low), vertices=cloud - centre)
+    return FittedObject(shape, centre, 0.0)
+
+
+def fit_shape(hint: str, views: list[RestView], camera: Camera) -> tuple[FittedObject, str | None]:
+    """Fits the shape named by the prompt's hint (or chooses one for ``auto``).
+
+    Args:
+        hint: ``auto | box | cylinder | cup | bowl | plate | mesh``.
+        views: Frames on which the object rests, with masks and depth points.
+        camera: Intrinsics.
+
+    Returns:
+        The fit, and a warning message when the hint did not fit (None otherwise).
+    """
+    if hint == "mesh":
+        return fit_mesh(views), None
+    if hint == "box":
+        fitted = fit_box(views, camera)
+    elif hint in ("cylinder", "cup", "bowl", "plate"):
+        fitted = fit_cylinder(views, camera, hint)
+    else:
+        box = fit_box(views, camera)
+        hollow = _cylinder_guess(_all_points(views), _camera_centre(views))[4]
+        round_ = fit_cylinder(views, camera, "cup" if hollow else "cylinder")
+        fitted = box if box.shape.fit_error <= round_.shape.fit_error else round_
+    if fitted.shape.fit_error > BAD_FIT:
+        warning = (
+            f"the '{hint}' shape fits badly (silhouette error {fitted.shape.fit_error:.2f}); "
+            "using a mesh closed down to the table instead"
+        )
+        mesh = fit_mesh(views)
+        mesh.shape.fit_error = fitted.shape.fit_error
+        return mesh, warning
+    return fitted, None
+
+
+def camera_from_world_of(world_from_camera: np.ndarray) -> np.ndarray:
+    """Shorthand for the inverse pose."""
+    return invert(world_from_camera)

@@ -1,0 +1,214 @@
+"""Interaction keyframes and the gripper's trajectory.
+
+Events per manipulated object, from its motion (world frame, z up) and, when
+the demo has one, the recorded gripper opening:
+
+- ``lift``: the object's centre rises 8 mm above its resting height and stays
+  up; the event is the first frame of that rise (2 mm above rest).
+- ``grasp``: the recorded gripper stops closing before the lift; without a
+  recording, 0.2 s before the lift (estimated, with a warning).
+- ``release``: the recorded gripper opens after the grasp; without one, the
+  frame before the object starts to fall.
+- ``contact``: after the release, the object reaches its final resting height
+  (within 5 mm): it touches the target it was placed in or on.
+
+The gripper trajectory used in simulation comes from trajectory.json (camera
+or world frame) or is synthesised: a top-down grasp at the object's centre
+with the fingers across its shorter side, approach from 10 cm above, close at
+the grasp, follow the object, open at the release, retreat upwards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import DemoFolderError, WarningLog
+from .camera import transform
+from .motion import Motion
+from .shapes import Shape
+
+LIFT_HEIGHT = 0.008
+LIFT_START = 0.002
+LANDING_TOLERANCE = 0.005
+GRASP_LEAD_S = 0.2
+APPROACH_HEIGHT = 0.10
+MAX_OPENING = 0.08
+
+
+@dataclasses.dataclass
+class GripperTrajectory:
+    """The gripper's path, per video frame, in the world frame.
+
+    Attributes:
+        positions: ``Nx3`` grasp centre (between the finger pads), metres.
+        quaternions: ``Nx4`` orientation ``[w, x, y, z]``: z the approach direction
+            (palm to fingertips), y the finger opening direction.
+        opening: ``N`` opening in [0, 1], 1 = fully open.
+        source: ``"trajectory.json"`` or ``"synthesised"``.
+    """
+
+    positions: np.ndarray
+    quaternions: np.ndarray
+    opening: np.ndarray
+    source: str
+
+    def to_report(self, world_from_camera: np.ndarray) -> dict:
+        """The report's ``gripper`` entry: per-frame samples in camera and world frames."""
+        camera_from_world = np.linalg.inv(world_from_camera)
+        positions_cam = transform(camera_from_world, self.positions)
+        rotation_cam = Rotation.from_matrix(camera_from_world[:3, :3]) * Rotation.from_quat(
+            self.quaternions[:, [1, 2, 3, 0]]
+        )
+        quaternions_cam = rotation_cam.as_quat()[:, [3, 0, 1, 2]]
+        return {
+            "source": self.source,
+            "max_opening_m": MAX_OPENING,
+            "frames": [
+                {
+                    "frame": i,
+                    "position_cam": np.round(positions_cam[i], 5).tolist(),
+                    "quaternion_cam": np.round(quaternions_cam[i], 5).tolist(),
+                    "position_world": np.round(self.positions[i], 5).tolist(),
+                    "quaternion_world": np.round(self.quaternions[i], 5).tolist(),
+                    "gripper": round(float(self.opening[i]), 4),
+                }
+                for i in range(len(self.positions))
+            ],
+        }
+
+
+def load_trajectory(path: Path, frames: int, world_from_camera: np.ndarray) -> GripperTrajectory:
+    """Reads trajectory.json into the world frame, one sample per video frame.
+
+    Missing frames are interpolated; samples outside the video are dropped.
+
+    Raises:
+        DemoFolderError: The file is malformed or holds a NaN (named by frame).
+    """
+    try:
+        data = json.loads(Path(path).read_text())
+        frame_of = data.get("frame_of", "camera")
+        samples = sorted(data["samples"], key=lambda s: s["frame"])
+        index = np.array([int(s["frame"]) for s in samples])
+        positions = np.array([s["position"] for s in samples], float).reshape(-1, 3)
+        quaternions = np.array([s["quaternion"] for s in samples], float).reshape(-1, 4)
+        opening = np.array([s.get("gripper", 1.0) for s in samples], float)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise DemoFolderError(f"trajectory.json is malformed ({e}); see the data contract") from e
+    bad = ~np.isfinite(np.c_[positions, quaternions, opening]).all(axis=1)
+    if bad.any():
+        raise DemoFolderError(
+            f"trajectory.json: sample for frame {int(index[bad][0])} holds NaN or infinite values"
+        )
+    if frame_of not in ("camera", "world"):
+        raise DemoFolderError(f"trajectory.json: 'frame_of' must be 'camera' or 'world', got {frame_of!r}")
+    if frame_of == "camera":
+        positions = transform(world_from_camera, positions)
+        rotation = Rotation.from_matrix(world_from_camera[:3, :3]) * Rotation.from_quat(
+            quaternions[:, [1, 2, 3, 0]]
+        )
+        quaternions = rotation.as_quat()[:, [3, 0, 1, 2]]
+    every = np.arange(frames)
+    positions = np.stack([np.interp(every, index, positions[:, a]) for a in range(3)], axis=1)
+    quaternions = np.stack([np.interp(every, index, quaternions[:, a]) for a in range(4)], axis=1)
+    quaternions /= np.linalg.norm(quaternions, axis=1, keepdims=True)
+    return GripperTrajectory(
+        positions, quaternions, np.clip(np.interp(every, index, opening), 0, 1), "trajectory.json"
+    )
+
+
+def detect_events(
+    name: str, motion: Motion, fps: float, gripper: GripperTrajectory | None, log: WarningLog
+) -> list[dict]:
+    """Finds grasp, lift, release and contact of a manipulated object.
+
+    Args:
+        name: The object's name.
+        motion: Its world-frame motion.
+        fps: Video frame rate.
+        gripper: The recorded gripper, or None.
+        log: Receives warnings for estimated or missing events.
+
+    Returns:
+        ``{"frame", "event", "object"}`` entries in frame order (events that do not happen are left out).
+    """
+    z = motion.positions[:, 2]
+    rest = float(np.median(z[: max(3, len(z) // 10)]))
+    up = z > rest + LIFT_HEIGHT
+    lifted = np.nonzero(up & np.r_[up[1:], True] & np.r_[up[2:], True, True])[0]
+    if motion.static or not len(lifted):
+        log.warn("geometry", f"object '{name}' is never lifted: no grasp, lift or release found")
+        return []
+    lift = int(lifted[0])
+    while lift > 0 and z[lift - 1] > rest + LIFT_START:
+        lift -= 1
+    events = {"lift": lift}
+    opening = None if gripper is None else gripper.opening
+    if opening is not None:
+        closing = np.nonzero(np.diff(opening[: lift + 1]) < -0.01)[0]
+        if len(closing):
+            frame = int(closing[0])
+            while frame + 1 < lift and opening[frame + 1] < opening[frame] - 0.005:
+                frame += 1
+            events["grasp"] = frame + 1
+        held = opening[events.get("grasp", lift)]
+        opened = np.nonzero(opening[lift:] > held + 0.05)[0]
+        if len(opened):
+            events["release"] = lift + int(opened[0])
+    if "grasp" not in events:
+        events["grasp"] = max(0, lift - round(GRASP_LEAD_S * fps))
+        log.warn(
+            "geometry",
+            f"object '{name}': grasp frame {events['grasp']} estimated from the lift (no gripper recording)",
+        )
+    if "release" not in events:
+        speed = np.r_[0.0, np.diff(z)] * fps
+        falling = np.nonzero((speed[lift:] < -0.3) & (np.arange(lift, len(z)) > lift + 5))[0]
+        if len(falling):
+            events["release"] = max(lift, lift + int(falling[0]) - 1)
+    if "release" in events:
+        final = float(np.median(z[-max(3, len(z) // 20) :]))
+        landed = np.nonzero(z[events["release"] :] < final + LANDING_TOLERANCE)[0]
+        if len(landed):
+            events["contact"] = events["release"] + int(landed[0])
+    return sorted(
+        ({"frame": f, "event": e, "object": name} for e, f in events.items()), key=lambda k: k["frame"]
+    )
+
+
+def synthesise_gripper(shape: Shape, motion: Motion, events: list[dict]) -> GripperTrajectory:
+    """A top-down grasp trajectory that follows the object between grasp and release."""
+    count = len(motion.positions)
+    frame_of = {e["event"]: e["frame"] for e in events}
+    grasp, release = frame_of.get("grasp", 0), frame_of.get("release", count - 1)
+    approach = max(0, grasp - 15)
+    # Fingers across the shorter horizontal side; z (approach) points down.
+    across = 0.0 if shape.size[1] <= shape.size[0] else np.pi / 2
+    grasp_height = min(shape.size[2] / 2, 0.02)
+    positions = np.zeros((count, 3))
+    quaternions = np.zeros((count, 4))
+    opening = np.ones(count)
+    for frame in range(count):
+        held = min(max(frame, grasp), release)
+        centre = motion.positions[held] + [0.0, 0.0, shape.size[2] / 2 - grasp_height]
+        yaw = motion.yaws[held] + across
+        if frame < approach:
+            offset = APPROACH_HEIGHT
+        elif frame < grasp:
+            offset = APPROACH_HEIGHT * (grasp - frame) / max(grasp - approach, 1)
+        elif frame <= release:
+            offset = 0.0
+        else:
+            offset = min(APPROACH_HEIGHT, 0.01 * (frame - release))
+        positions[frame] = centre + [0.0, 0.0, offset]
+        down = Rotation.from_euler("xz", [np.pi, -yaw])  # z down, y across the object
+        quaternions[frame] = down.as_quat()[[3, 0, 1, 2]]
+        opening[frame] = (
+            1.0 if frame < grasp - 3 or frame > release else min(1.0, shape.size[1] / MAX_OPENING * 0.8)
+        )
+    return GripperTrajectory(positions, quaternions, opening, "synthesised")

@@ -1,0 +1,221 @@
+"""An object's motion: its pose on every frame, from masked depth points.
+
+On each frame where enough of the object is seen, the fitted shape is aligned
+to the masked depth points (world frame) by robust least squares on the
+points' distance to the shape's surface, over position and yaw (the table's
+gravity keeps objects upright in the demos this tool targets; tilt is not
+estimated), starting from the previous frame's pose. Frames where the object is
+hidden are bridged by interpolation and marked. Positions are smoothed; an
+object that never moves gets one pose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.optimize import least_squares
+from scipy.signal import savgol_filter
+
+from .camera import transform
+from .shapes import Shape
+
+MIN_POINTS = 25
+"""Fewer masked depth points than this on a frame: the pose there is bridged."""
+STATIC_TOLERANCE = 0.005
+"""An object whose measured centre stays within this many metres of its median never moves."""
+
+
+@dataclasses.dataclass
+class Motion:
+    """Per-frame world poses of one object.
+
+    Attributes:
+        positions: ``Nx3`` bounding-box centres, world frame (m).
+        yaws: ``N`` rotations about world z (radians).
+        measured: ``N`` bool: the pose was measured there (else bridged).
+        static: The object never moves (all poses equal).
+    """
+
+    positions: np.ndarray
+    yaws: np.ndarray
+    measured: np.ndarray
+    static: bool = False
+
+
+def surface_distance(shape: Shape, points: np.ndarray) -> np.ndarray:
+    """Signed distance (m) from local-frame points (``Nx3``) to the shape's surface."""
+    sx, sy, sz = shape.size
+    if shape.kind == "box":
+        return _box_sdf(points, np.array([sx, sy, sz]) / 2)
+    if shape.kind in ("cylinder", "plate"):
+        radial = np.c_[np.hypot(points[:, 0], points[:, 1]), points[:, 2]]
+        return _box_sdf_2d(radial, np.array([0.0, 0.0]), np.array([sx / 2, sz / 2]), radial_axis=True)
+    if shape.is_container:
+        p = shape.params
+        r = np.hypot(points[:, 0], points[:, 1])
+        radial = np.c_[r, points[:, 2]]
+        bottom_top = -sz / 2 + p["bottom_thickness"]
+        wall = _box_sdf_2d(
+            radial,
+            np.array([(p["inner_radius"] + p["outer_radius"]) / 2, (bottom_top + sz / 2) / 2]),
+            np.array([p["wall_thickness"] / 2, (sz / 2 - bottom_top) / 2]),
+        )
+        bottom = _box_sdf_2d(
+            radial,
+            np.array([0.0, -sz / 2 + p["bottom_thickness"] / 2]),
+            np.array([p["outer_radius"], p["bottom_thickness"] / 2]),
+            radial_axis=True,
+        )
+        return np.minimum(wall, bottom)
+    from scipy.spatial import cKDTree
+
+    samples = shape.surface_points(800)
+    return cKDTree(samples).query(points)[0]
+
+
+def _box_sdf(points: np.ndarray, half: np.ndarray) -> np.ndarray:
+    q = np.abs(points) - half
+    outside = np.linalg.norm(np.maximum(q, 0.0), axis=1)
+    inside = np.minimum(q.max(axis=1), 0.0)
+    return outside + inside
+
+
+def _box_sdf_2d(
+    points: np.ndarray, centre: np.ndarray, half: np.ndarray, radial_axis: bool = False
+) -> np.ndarray:
+    offset = points - centre
+    if radial_axis:
+        offset[:, 0] = points[:, 0]  # the radius is already >= 0 and the box starts on the axis
+    q = np.abs(offset) - half
+    return np.linalg.norm(np.maximum(q, 0.0), axis=1) + np.minimum(q.max(axis=1), 0.0)
+
+
+def align(
+    shape: Shape, points_world: np.ndarray, position: np.ndarray, yaw: float
+) -> tuple[np.ndarray, float, float]:
+    """Aligns the shape to points by position and yaw.
+
+    Args:
+        shape: The fitted shape.
+        points_world: ``Nx3`` masked depth points, world frame (m).
+        position: Starting centre (3,), world frame.
+        yaw: Starting yaw (radians).
+
+    Returns:
+        ``(position, yaw, rms)``: the aligned pose and the RMS point distance (m).
+    """
+    round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+
+    def residuals(x):
+        c, s = np.cos(x[3]), np.sin(x[3])
+        local = points_world - x[:3]
+        rotated = np.c_[c * local[:, 0] + s * local[:, 1], -s * local[:, 0] + c * local[:, 1], local[:, 2]]
+        return surface_distance(shape, rotated)
+
+    start = np.r_[position, yaw]
+    if round_:
+        result = least_squares(
+            lambda x: residuals(np.r_[x, 0.0]), start[:3], loss="soft_l1", f_scale=0.004, max_nfev=60
+        )
+        solution = np.r_[result.x, 0.0]
+    else:
+        result = least_squares(residuals, start, loss="soft_l1", f_scale=0.004, max_nfev=60)
+        solution = result.x
+    rms = float(np.sqrt(np.mean(result.fun**2)))
+    return solution[:3], float(solution[3]), rms
+
+
+def track(
+    shape: Shape,
+    start_position: np.ndarray,
+    start_yaw: float,
+    start_frame: int,
+    points_per_frame: list[np.ndarray | None],
+    world_from_camera: np.ndarray,
+    max_points: int = 400,
+) -> Motion:
+    """Estimates the pose on every frame, forward and backward from a known pose.
+
+    Args:
+        shape: The fitted shape.
+        start_position: Pose at ``start_frame`` (the fit), world frame.
+        start_yaw: Yaw at ``start_frame``.
+        start_frame: The frame the fit was made on.
+        points_per_frame: Per frame ``Nx3`` camera-frame masked depth points, or
+            None when the object is not seen.
+        world_from_camera: 4x4.
+        max_points: Points used per frame (a fixed random subset).
+
+    Returns:
+        The motion, smoothed, with hidden frames bridged.
+    """
+    count = len(points_per_frame)
+    positions = np.zeros((count, 3))
+    yaws = np.zeros(count)
+    measured = np.zeros(count, bool)
+    rng = np.random.default_rng(0)
+    for direction in (1, -1):
+        position, yaw = start_position.copy(), start_yaw
+        frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
+        for frame in frames:
+            points = points_per_frame[frame]
+            if points is not None and len(points) >= MIN_POINTS:
+                if len(points) > max_points:
+                    points = points[rng.choice(len(points), max_points, replace=False)]
+                position, yaw, _ = align(shape, transform(world_from_camera, points), position, yaw)
+                positions[frame], yaws[frame], measured[frame] = position, yaw, True
+    return _finish(positions, yaws, measured, start_position, start_yaw)
+
+
+def _finish(positions, yaws, measured, start_position, start_yaw) -> Motion:
+    count = len(positions)
+    if not measured.any():
+        return Motion(np.tile(start_position, (count, 1)), np.full(count, start_yaw), measured, static=True)
+    frames = np.arange(count)
+    yaws = np.unwrap(yaws)
+    for axis in range(3):
+        positions[:, axis] = np.interp(frames, frames[measured], positions[measured, axis])
+    yaws = np.interp(frames, frames[measured], yaws[measured])
+    centre = np.median(positions[measured], axis=0)
+    if np.linalg.norm(positions[measured] - centre, axis=1).max() < STATIC_TOLERANCE:
+        return Motion(
+            np.tile(centre, (count, 1)), np.full(count, float(np.median(yaws))), measured, static=True
+        )
+    if count >= 7:
+        positions = savgol_filter(positions, 7, 2, axis=0)
+        yaws = savgol_filter(yaws, 7, 2)
+    return Motion(positions, yaws, measured)
+
+
+def settle_hidden_tail(motion: Motion, support_z: float, half_height: float, fps: float) -> int | None:
+    """Lets an object that disappears for good fall onto its support.
+
+    After the last measured frame, the object is hidden (dropped into a cup,
+    behind a rim): it falls freely from its last measured height and rests on
+    the support below it. Changes ``motion`` in place.
+
+    Args:
+        motion: The object's motion.
+        support_z: Height (m, world) of the support surface under the object's
+            last measured position (the table, a container's inner bottom...).
+        half_height: Half the object's height (m).
+        fps: Video frame rate.
+
+    Returns:
+        The last measured frame, or None when the tail was already measured.
+    """
+    measured = np.nonzero(motion.measured)[0]
+    if motion.static or not len(measured) or measured[-1] == len(motion.measured) - 1:
+        return None
+    last = int(measured[-1])
+    start = motion.positions[last].copy()
+    rest_z = support_z + half_height
+    # Keep the last measured vertical speed (never upwards) and add gravity.
+    speed = min(0.0, (motion.positions[last, 2] - motion.positions[max(last - 2, 0), 2]) * fps / 2)
+    for frame in range(last + 1, len(motion.positions)):
+        elapsed = (frame - last) / fps
+        fallen = start[2] + speed * elapsed - 0.5 * 9.81 * elapsed**2
+        motion.positions[frame] = [start[0], start[1], max(rest_z, fallen)]
+        motion.yaws[frame] = motion.yaws[last]
+    return last
