@@ -19,9 +19,9 @@ from pathlib import Path
 from .demo import load_demo
 from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
+from .geometry.stage import run_geometry
 from .progress import Progress
 from .scene import SceneDescription
-from .geometry.stage import run_geometry
 from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.run import segment_demo
 
