@@ -78,6 +78,7 @@ def main() -> int:
     parser.add_argument("--only", help="run only the benchmark with this name (e.g. end_to_end)")
     parser.add_argument("--demo", default=str(REPO / "examples" / "block_in_cup"), help="demo folder")
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument("--quick", action="store_true", help="only the bundled demo, no generated scenes")
     args = parser.parse_args()
     names = sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
     if args.only:

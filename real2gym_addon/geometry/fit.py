@@ -86,7 +86,9 @@ def _camera_centre(views: list[RestView]) -> np.ndarray:
 def _box_guess(points: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float, float]]:
     height = float(np.percentile(points[:, 2], 98))
     top = points[points[:, 2] > 0.5 * height][:, :2].astype(np.float32)
-    (cx, cy), (width, length), angle = cv2.minAreaRect(top if len(top) >= 5 else points[:, :2].astype(np.float32))
+    (cx, cy), (width, length), angle = cv2.minAreaRect(
+        top if len(top) >= 5 else points[:, :2].astype(np.float32)
+    )
     return (
         np.array([cx, cy, height / 2]),
         math.radians(angle),

@@ -102,6 +102,8 @@ class _DepthReader:
         self._cache: dict[int, np.ndarray | None] = {}
 
     def __call__(self, frame: int) -> np.ndarray | None:
+        if self.demo.depth_dir is None:
+            return None
         if frame not in self._cache:
             path = self.demo.depth_dir / f"{frame:06d}.png"
             image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
@@ -177,8 +179,9 @@ def run_geometry(
             "objects cannot be placed at metric scale; add depth images or the camera pose"
         )
     if demo.depth_dir is None:
-        raise GeometryError(
-            "geometry without depth (silhouettes and world_from_camera only) is not supported yet; add depth/"
+        log.warn(
+            "geometry",
+            "no depth: shapes and motion come from the silhouettes and the camera pose (less accurate)",
         )
     depth = _DepthReader(demo)
     progress.step("fitting the table", span[0])
@@ -210,10 +213,16 @@ def run_geometry(
             views.append(
                 RestView(track_.masks[frame], transform(world_from_camera, points), camera_from_world)
             )
+        views = [v for v in views if len(v.points_world)]
         if not views:
+            what = (
+                "no depth readings under its mask"
+                if demo.depth_dir
+                else "its mask is too small or does not meet the table"
+            )
             raise GeometryError(
-                f"object '{prompt.name}': no depth readings under its mask on frame {prompt.frame}; "
-                "it cannot be measured (check the mask and depth there)"
+                f"object '{prompt.name}': {what} on frame {prompt.frame}; it cannot be measured "
+                "(check the mask and the depth there)"
             )
         lowest = min(float(np.percentile(v.points_world[:, 2], 2)) for v in views)
         if lowest > RESTING_GAP:
