@@ -24,6 +24,7 @@ from .progress import Progress
 from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.run import segment_demo
+from .verify.run import verify_scene
 
 BlendWriter = Callable[[SceneDescription, Path], None]
 """Builds the Blender scene for a description and saves it to the given .blend path."""
@@ -31,7 +32,8 @@ BlendWriter = Callable[[SceneDescription, Path], None]
 REPORT_NAME = "report.json"
 BLEND_NAME = "scene.blend"
 MASKS_NAME = "masks"
-STAGES = ("load", "segment", "geometry")
+MJCF_NAME = "mjcf"
+STAGES = ("load", "segment", "geometry", "verify")
 """The stages in order; a run may stop after any of them (``real2gym segment`` stops after ``segment``)."""
 
 
@@ -63,6 +65,7 @@ class PipelineRun:
         self.last_stage = last_stage
         self.log = WarningLog()
         self.scene: SceneDescription | None = None
+        self.verification = None
         self._output: OutputFolder | None = None
 
     def analyse(self) -> SceneDescription:
@@ -97,8 +100,21 @@ class PipelineRun:
             return scene
 
         started = time.perf_counter()
-        scene.set_geometry(run_geometry(demo, segmentation, self.progress, self.log, span=(0.6, 0.75)))
+        geometry = run_geometry(demo, segmentation, self.progress, self.log, span=(0.6, 0.7))
+        scene.set_geometry(geometry)
         scene.stages["geometry"] = time.perf_counter() - started
+        if self.last_stage == "geometry":
+            return scene
+
+        started = time.perf_counter()
+        self.progress.step("exporting MJCF and simulating the demo", 0.7)
+        verification = verify_scene(
+            geometry, demo.camera, scene.task, demo.video.fps, self._output.staging / MJCF_NAME
+        )
+        scene.verification = verification.to_report(f"{MJCF_NAME}/scene.xml")
+        scene.artifacts["mjcf"] = f"{MJCF_NAME}/scene.xml"
+        scene.stages["verify"] = time.perf_counter() - started
+        self.verification = verification
         return scene
 
     def finish(self, write_blend: BlendWriter | None = None) -> Path:

@@ -1,0 +1,251 @@
+"""MJCF export: the scene as a MuJoCo model built with ``mujoco.MjSpec``.
+
+The table is a static box whose top is z = 0; each object is a free body (a
+``static`` or ``support`` object is fixed) with its visual mesh (no collision,
+group 1) and its collision pieces (group 3; primitives, never one convex hull
+over a container); mass comes from a density (or the user's mass) and the
+collision volume; the video camera is placed from world_from_camera with the
+video's field of view; the gripper is added by :mod:`.gripper`. Solver settings
+follow MuJoCo's advice for holding objects by friction: elliptic cones,
+impratio 10, condim 4 on the fingers.
+
+Names are sanitised for XML (``name_map`` keeps original -> MJCF name).
+Written as ``mjcf/scene.xml`` with meshes in ``mjcf/assets/*.obj``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import mujoco
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import Real2GymError
+from ..geometry.camera import yaw_rotation
+from ..geometry.shapes import Shape
+from .gripper import GripperSpec, add_gripper
+
+DEFAULT_DENSITY = 600.0
+"""kg/m3 for objects without a mass: wood and most plastics."""
+TIMESTEP = 0.002
+START_CLEARANCE = 0.0005
+"""Objects start this far (m) above their support, so nothing starts interpenetrating."""
+CONTACT_SOLREF = [0.004, 1.0]
+CONTACT_SOLIMP = [0.95, 0.99, 0.001, 0.5, 2.0]
+"""Stiff contacts (time constant 2 timesteps): hard objects penetrate millimetres, not centimetres."""
+_COLOURS = [(0.85, 0.25, 0.2, 1), (0.2, 0.4, 0.85, 1), (0.9, 0.75, 0.2, 1), (0.3, 0.7, 0.35, 1)]
+
+
+class ExportError(Real2GymError):
+    """The scene cannot be exported or compiled."""
+
+
+@dataclasses.dataclass
+class SceneObject:
+    """One object to export.
+
+    Attributes:
+        name: The object's name (any characters).
+        role: ``manipulated | container | support | static``.
+        shape: Its shape (local frame z up, origin at the bounding-box centre).
+        position: Initial centre, world frame (m).
+        yaw: Initial rotation about world z (radians).
+        mass: kg, or None to use ``density``.
+        density: kg/m3 when ``mass`` is None.
+        friction: Sliding friction.
+    """
+
+    name: str
+    role: str
+    shape: Shape
+    position: np.ndarray
+    yaw: float
+    mass: float | None = None
+    density: float = DEFAULT_DENSITY
+    friction: float = 1.0
+
+
+@dataclasses.dataclass
+class SceneModel:
+    """What was exported.
+
+    Attributes:
+        spec: The MjSpec.
+        model: The compiled model.
+        name_map: Object name -> MJCF body name.
+        meshes: MJCF mesh name -> trimesh mesh (written as OBJ).
+    """
+
+    spec: mujoco.MjSpec
+    model: mujoco.MjModel
+    name_map: dict[str, str]
+    meshes: dict[str, object]
+
+
+def mjcf_name(name: str, taken: set[str]) -> str:
+    """An XML- and MJCF-safe unique name for ``name``."""
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip("_") or "object"
+    if base[0].isdigit() or base.startswith("-") or base.startswith("."):
+        base = f"obj_{base}"
+    candidate, index = base, 2
+    while candidate in taken:
+        candidate, index = f"{base}_{index}", index + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _quat(yaw: float) -> list[float]:
+    return [float(np.cos(yaw / 2)), 0.0, 0.0, float(np.sin(yaw / 2))]
+
+
+def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, meshes: dict) -> None:
+    shape = obj.shape
+    body = spec.worldbody.add_body(
+        name=body_name, pos=obj.position + [0, 0, START_CLEARANCE], quat=_quat(obj.yaw)
+    )
+    if obj.role in ("manipulated", "container"):
+        body.add_freejoint(name=f"{body_name}_free")
+    mesh = shape.mesh()
+    mesh_name = f"{body_name}_visual"
+    meshes[mesh_name] = mesh
+    spec.add_mesh(name=mesh_name, file=f"{mesh_name}.obj")
+    body.add_geom(name=mesh_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name, contype=0, conaffinity=0,
+                  group=1, density=0.0, rgba=colour)  # fmt: skip
+    pieces = shape.collision_pieces()
+    volume = sum(_piece_volume(p) for p in pieces)
+    if volume <= 1e-9:
+        raise ExportError(f"object '{obj.name}' has zero collision volume; fix its shape or collision")
+    density = obj.mass / volume if obj.mass else obj.density
+    for index, piece in enumerate(pieces):
+        kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == "box" else mujoco.mjtGeom.mjGEOM_CYLINDER
+        body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),
+                      quat=_quat(piece.yaw), density=density, friction=[obj.friction, 0.005, 0.0001],
+                      condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
+                      solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
+
+
+def _piece_volume(piece) -> float:
+    if piece.kind == "box":
+        return 8.0 * piece.size[0] * piece.size[1] * piece.size[2]
+    return np.pi * piece.size[0] ** 2 * 2.0 * piece.size[1]
+
+
+def _add_camera(spec: mujoco.MjSpec, world_from_camera: np.ndarray, camera) -> None:
+    # MuJoCo cameras look along -z with y up; OpenCV cameras along +z with y down.
+    rotation = world_from_camera[:3, :3] @ np.diag([1.0, -1.0, -1.0])
+    quat = Rotation.from_matrix(rotation).as_quat()[[3, 0, 1, 2]]
+    fovy = float(np.degrees(2.0 * np.arctan(camera.height / (2.0 * camera.fy))))
+    spec.worldbody.add_camera(name="video", pos=world_from_camera[:3, 3], quat=quat, fovy=fovy)
+
+
+def build_scene(
+    objects: list[SceneObject],
+    table_extent: list[float],
+    world_from_camera: np.ndarray,
+    camera,
+    gripper_pose: tuple[np.ndarray, np.ndarray] | None,
+    folder: Path,
+    gripper: GripperSpec | None = None,
+) -> SceneModel:
+    """Builds and compiles the scene; its meshes are written to ``folder/assets``.
+
+    Args:
+        objects: The objects at their initial poses.
+        table_extent: ``[xmin, ymin, xmax, ymax]`` of the table top (m), world frame.
+        world_from_camera: 4x4.
+        camera: The demo's intrinsics (for the video camera's field of view).
+        gripper_pose: Initial ``(position, quaternion [w, x, y, z])`` of the gripper, or None for none.
+        folder: The MJCF folder (scene.xml goes there with :func:`write_mjcf`).
+        gripper: Gripper dimensions; Franka Hand when None.
+
+    Raises:
+        ExportError: An object's geometry is unusable, or MuJoCo refuses the model.
+    """
+    spec = mujoco.MjSpec()
+    spec.modelname = "real2gym_scene"
+    spec.meshdir = "assets"
+    spec.option.timestep = TIMESTEP
+    spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    spec.option.impratio = 10.0
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.visual.global_.offwidth = max(640, camera.width)
+    spec.visual.global_.offheight = max(480, camera.height)
+    spec.worldbody.add_light(name="sun", pos=[0, 0, 2.0], dir=[0, 0, -1], diffuse=[0.8, 0.8, 0.8])
+    x0, y0, x1, y1 = table_extent
+    spec.worldbody.add_geom(name="table", type=mujoco.mjtGeom.mjGEOM_BOX,
+                            size=[(x1 - x0) / 2 + 0.3, (y1 - y0) / 2 + 0.3, 0.02],
+                            pos=[(x0 + x1) / 2, (y0 + y1) / 2, -0.02], rgba=[0.75, 0.6, 0.45, 1], friction=[1.0, 0.005, 0.0001],
+                            solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP)  # fmt: skip
+    taken = {"table", "video", "sun", "gripper", "gripper_target"}
+    name_map, meshes = {}, {}
+    for index, obj in enumerate(objects):
+        name_map[obj.name] = mjcf_name(obj.name, taken)
+        _add_object(spec, obj, name_map[obj.name], _COLOURS[index % len(_COLOURS)], meshes)
+    _add_camera(spec, world_from_camera, camera)
+    if gripper_pose is not None:
+        add_gripper(spec, gripper_pose[0], gripper_pose[1], gripper)
+    folder = Path(folder)
+    (folder / "assets").mkdir(parents=True, exist_ok=True)
+    for name, mesh in meshes.items():
+        (folder / "assets" / f"{name}.obj").write_text(mesh.export(file_type="obj"))
+    spec.modelfiledir = str(folder.resolve())
+    try:
+        model = spec.compile()
+    except Exception as e:  # MuJoCo raises plain ValueError with its own message
+        raise ExportError(f"MuJoCo refused the scene: {str(e)[:300]}") from e
+    return SceneModel(spec, model, name_map, meshes)
+
+
+def write_mjcf(scene: SceneModel, folder: Path) -> Path:
+    """Writes ``folder/scene.xml`` (the meshes are already in ``folder/assets``).
+
+    Returns:
+        The path of scene.xml.
+    """
+    folder = Path(folder)
+    xml = scene.spec.to_xml()
+    path = folder / "scene.xml"
+    path.write_text(xml)
+    return path
+
+
+RESTING_SNAP = 0.015
+"""An object whose bottom is within this distance (m) of the table at the start is put exactly on it."""
+
+
+def objects_at_frame(geometry, frame: int = 0, masses: dict[str, float] | None = None) -> list[SceneObject]:
+    """The geometry stage's objects at a video frame, ready to export.
+
+    Objects resting on the table (bottom within :data:`RESTING_SNAP` of it) are
+    put exactly on it: the video-derived height has millimetres of noise, and
+    an object that starts inside the table would be thrown out of it.
+    """
+    masses = masses or {}
+    objects = []
+    for o in geometry.objects:
+        position = o.motion.positions[frame].copy()
+        half = o.fitted.shape.size[2] / 2
+        if abs(position[2] - half) < RESTING_SNAP:
+            position[2] = half
+        objects.append(SceneObject(o.name, o.role, o.fitted.shape, position, float(o.motion.yaws[frame]),
+                                   mass=masses.get(o.name)))  # fmt: skip
+    return objects
+
+
+def yaw_of(rotation: np.ndarray) -> float:
+    """Yaw (radians) of a rotation matrix about world z."""
+    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+
+
+__all__ = [
+    "ExportError",
+    "SceneModel",
+    "SceneObject",
+    "build_scene",
+    "objects_at_frame",
+    "write_mjcf",
+    "yaw_rotation",
+]

@@ -1,0 +1,174 @@
+"""The checks that decide whether a scene is physically verified.
+
+Each check returns ``{"passed": bool, ...measured figures}``; the thresholds are
+module constants, documented in docs/checks.md. ``verification.passed`` is
+all of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..geometry.stage import Geometry
+from .simulate import SimulationRecord
+
+PENETRATION_LIMIT = 0.002
+"""Deepest allowed contact penetration over the run (m)."""
+SLIP_LIMIT = 0.01
+"""Largest allowed slide of the held object along the fingers between grasp and release (m)."""
+HELD_FRACTION = 0.95
+"""Share of the frames between grasp and release with both fingers touching the object."""
+SUPPORT_TOLERANCE = 0.2
+"""Support force may differ from the object's weight by this fraction."""
+LINEAR_SPEED_LIMIT = 0.01
+ANGULAR_SPEED_LIMIT = 0.2
+FIDELITY_LIMIT = 0.03
+"""RMS distance per phase between the simulated and video-derived paths (m)."""
+LIFT_MARGIN = 0.02
+GRAVITY = 9.81
+
+
+def _events(geometry: Geometry, name: str) -> dict[str, int]:
+    return {k["event"]: k["frame"] for k in geometry.keyframes if k["object"] == name}
+
+
+def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """place_in: inside the container's inner volume, on its bottom; place_on: on the target's top; lift: raised."""
+    moved = task["object"]
+    final = record.positions[moved][-1]
+    obj = next(o for o in geometry.objects if o.name == moved)
+    half = obj.fitted.shape.size[2] / 2
+    if task["type"] == "lift":
+        start = record.positions[moved][0]
+        peak = float(record.positions[moved][: record.frames, 2].max() - start[2])
+        return {"passed": peak > LIFT_MARGIN, "raised_m": round(peak, 4)}
+    target = next(o for o in geometry.objects if o.name == task["target"])
+    target_final = record.positions[target.name][-1]
+    shape = target.fitted.shape
+    bottom = target_final[2] - shape.size[2] / 2
+    radial = float(np.hypot(*(final[:2] - target_final[:2])))
+    height_above = float(final[2] - half - bottom)
+    if task["type"] == "place_in":
+        inner = shape.params.get("inner_radius", shape.size[0] / 2)
+        floor = shape.params.get("bottom_thickness", 0.0)
+        inside = radial < inner and height_above < shape.size[2]
+        resting = abs(height_above - floor) < 0.01
+        return {
+            "passed": bool(inside and resting),
+            "radial_offset_m": round(radial, 4),
+            "inner_radius_m": round(inner, 4),
+            "height_above_bottom_m": round(height_above, 4),
+            "inside": bool(inside),
+            "resting_on_bottom": bool(resting),
+        }
+    on_top = abs(height_above - shape.size[2]) < 0.01 and radial < max(shape.size[:2]) / 2
+    return {
+        "passed": bool(on_top),
+        "radial_offset_m": round(radial, 4),
+        "height_above_bottom_m": round(height_above, 4),
+    }
+
+
+def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """Both fingers touch the object from grasp to release, and it does not slide along them."""
+    moved = task["object"]
+    events = _events(geometry, moved)
+    if "grasp" not in events or "release" not in events:
+        return {"passed": task["type"] != "lift" and False, "reason": "no grasp and release keyframes"}
+    start, end = events["grasp"] + 2, max(events["grasp"] + 3, events["release"] - 1)
+    contacts = record.finger_contacts[moved][start:end]
+    held = float(contacts.all(axis=1).mean()) if len(contacts) else 0.0
+    offsets = record.positions[moved][start:end] - record.gripper_positions[start:end]
+    slip = float(np.linalg.norm(offsets - offsets[0], axis=1).max()) if len(offsets) else 0.0
+    first_lost = None
+    if held < 1.0:
+        lost = np.nonzero(~contacts.all(axis=1))[0]
+        first_lost = int(start + lost[0])
+    return {
+        "passed": held >= HELD_FRACTION and slip < SLIP_LIMIT,
+        "held_fraction": round(held, 4),
+        "slip_m": round(slip, 4),
+        "first_frame_without_contact": first_lost,
+        "frames": [start, end],
+    }
+
+
+def support(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """At the end, the supports carry the moved object's weight."""
+    moved = task["object"]
+    weight = record.masses[moved] * GRAVITY
+    forces = record.support_force[moved]
+    carried = sum(f for f in forces.values() if f > 0)
+    ratio = carried / weight if weight else 0.0
+    return {
+        "passed": abs(ratio - 1.0) < SUPPORT_TOLERANCE,
+        "weight_n": round(weight, 4),
+        "support_n": round(carried, 4),
+        "ratio": round(ratio, 3),
+        "by": {k: round(v, 4) for k, v in forces.items()},
+    }
+
+
+def stability(record: SimulationRecord) -> dict:
+    """Every object is still over the settle period after the video."""
+    worst_linear = max((float(v[:, 0].max()) for v in record.speeds.values() if len(v)), default=0.0)
+    worst_angular = max((float(v[:, 1].max()) for v in record.speeds.values() if len(v)), default=0.0)
+    return {
+        "passed": worst_linear < LINEAR_SPEED_LIMIT and worst_angular < ANGULAR_SPEED_LIMIT,
+        "max_linear_speed_m_s": round(worst_linear, 5),
+        "max_angular_speed_rad_s": round(worst_angular, 4),
+    }
+
+
+def penetration(record: SimulationRecord) -> dict:
+    """The deepest contact of any object over the run stays within the limit."""
+    name = max(record.deepest, key=record.deepest.get)
+    depth = record.deepest[name]
+    return {
+        "passed": depth <= PENETRATION_LIMIT,
+        "max_m": round(depth, 5),
+        "object": name,
+        "frame": record.deepest_frame[name],
+    }
+
+
+def trajectory_fidelity(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """RMS distance between the simulated and the video-derived path of the moved object, per phase."""
+    moved = task["object"]
+    obj = next(o for o in geometry.objects if o.name == moved)
+    events = _events(geometry, moved)
+    video = obj.motion.positions[: record.frames]
+    simulated = record.positions[moved][: record.frames]
+    bounds = [0, events.get("grasp", 0), events.get("release", record.frames), record.frames]
+    phases = {}
+    for label, (a, b) in zip(
+        ("before_grasp", "carried", "after_release"), zip(bounds, bounds[1:], strict=False), strict=True
+    ):
+        if b > a:
+            rms = float(np.sqrt(np.mean(np.sum((simulated[a:b] - video[a:b]) ** 2, axis=1))))
+            phases[label] = round(rms, 4)
+    worst = max(phases.values(), default=0.0)
+    return {"passed": worst < FIDELITY_LIMIT, "rms_m": phases, "limit_m": FIDELITY_LIMIT}
+
+
+def no_shortcuts(model, name_map: dict[str, str]) -> dict:
+    """The objects are held by contact alone: no welds or joints to them, no disabled contacts, no mocap objects."""
+    import mujoco
+
+    problems = []
+    bodies = {model.body(b).id: n for n, b in name_map.items()}
+    for i in range(model.neq):
+        ids = {model.eq_obj1id[i], model.eq_obj2id[i]}
+        if model.eq_type[i] in (mujoco.mjtEq.mjEQ_WELD, mujoco.mjtEq.mjEQ_CONNECT) and ids & set(bodies):
+            problems.append(f"equality {i} attaches '{bodies[(ids & set(bodies)).pop()]}'")
+    for body, name in bodies.items():
+        if model.body_mocapid[body] >= 0:
+            problems.append(f"'{name}' is a mocap body")
+        geoms = np.nonzero(model.geom_bodyid == body)[0]
+        if not any(model.geom_contype[g] or model.geom_conaffinity[g] for g in geoms):
+            problems.append(f"'{name}' has contacts disabled")
+    for i in range(model.nexclude):
+        pair = model.exclude_signature[i]
+        if (pair >> 16) in bodies or (pair & 0xFFFF) in bodies:
+            problems.append(f"contact exclusion {i} involves an object")
+    return {"passed": not problems, "problems": problems}
