@@ -53,6 +53,9 @@ class Shape:
         params: Kind-specific parameters in metres (``radius``, ``wall_thickness``...).
         vertices: For ``mesh``: ``Nx3`` local vertices of a closed hull; else None.
         fit_error: The fit's residual (silhouette 1 - IoU, lower is better).
+        collision: ``primitives`` (boxes and cylinders; a container's walls
+            stay open) or ``hull`` (one convex hull of the visual mesh, which
+            closes a container's opening).
     """
 
     kind: str
@@ -60,6 +63,7 @@ class Shape:
     params: dict[str, float] = dataclasses.field(default_factory=dict)
     vertices: np.ndarray | None = None
     fit_error: float = 0.0
+    collision: str = "primitives"
 
     @property
     def is_container(self) -> bool:
@@ -73,13 +77,31 @@ class Shape:
             "size": [round(float(v), 5) for v in self.size],
             "params": {k: round(float(v), 5) for k, v in self.params.items()},
             "fit_error": round(float(self.fit_error), 4),
+            "collision_mode": self.collision,
             "collision": [p.to_report() for p in self.collision_pieces()],
         }
+        if self.vertices is not None:
+            entry["vertices"] = np.round(self.vertices, 5).tolist()
         return entry
 
+    @classmethod
+    def from_report(cls, entry: dict) -> Shape:
+        """The shape of a report.json object entry (see :meth:`to_report`)."""
+        vertices = entry.get("vertices")
+        return cls(
+            kind=entry["shape"],
+            size=tuple(float(v) for v in entry["size"]),
+            params={k: float(v) for k, v in entry.get("params", {}).items()},
+            vertices=None if vertices is None else np.asarray(vertices, float),
+            fit_error=float(entry.get("fit_error", 0.0)),
+            collision=entry.get("collision_mode", "primitives"),
+        )
+
     def collision_pieces(self) -> list[CollisionPiece]:
-        """The collision description in the local frame."""
+        """The collision description in the local frame (empty for ``hull``: the mesh itself collides)."""
         sx, sy, sz = self.size
+        if self.collision == "hull":
+            return []
         if self.kind == "box" or (self.kind == "mesh" and self.vertices is None):
             return [CollisionPiece("box", (sx / 2, sy / 2, sz / 2), (0.0, 0.0, 0.0))]
         if self.kind in ("cylinder", "plate"):

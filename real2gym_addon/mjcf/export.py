@@ -87,7 +87,7 @@ class SceneModel:
 
 def mjcf_name(name: str, taken: set[str]) -> str:
     """An XML- and MJCF-safe unique name for ``name``."""
-    base = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip("_") or "object"
+    base = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_.-]", "_", name)).strip("_") or "object"
     if base[0].isdigit() or base.startswith("-") or base.startswith("."):
         base = f"obj_{base}"
     candidate, index = base, 2
@@ -115,10 +115,16 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
     body.add_geom(name=mesh_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name, contype=0, conaffinity=0,
                   group=1, density=0.0, rgba=colour)  # fmt: skip
     pieces = shape.collision_pieces()
-    volume = sum(_piece_volume(p) for p in pieces)
-    if volume <= 1e-9:
-        raise ExportError(f"object '{obj.name}' has zero collision volume; fix its shape or collision")
+    volume = mesh.convex_hull.volume if shape.collision == "hull" else sum(_piece_volume(p) for p in pieces)
+    if not np.isfinite(volume) or volume <= 1e-9 or min(shape.size) <= 1e-5:
+        raise ExportError(
+            f"object '{obj.name}' has zero volume (size {list(shape.size)}); fix its shape or collision"
+        )
     density = obj.mass / volume if obj.mass else obj.density
+    if shape.collision == "hull":
+        body.add_geom(name=f"{body_name}_collision_hull", type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name,
+                      density=density, friction=[obj.friction, 0.005, 0.0001], group=3, solref=CONTACT_SOLREF,
+                      solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     for index, piece in enumerate(pieces):
         kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == "box" else mujoco.mjtGeom.mjGEOM_CYLINDER
         body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import Real2GymError
 from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel, build_scene, objects_at_frame, write_mjcf
 from ..mjcf.gripper import GripperSpec
@@ -85,6 +86,7 @@ def verify_scene(
     """
     started = time.perf_counter()
     trajectory = geometry.gripper
+    _check_trajectory(trajectory, task, fps)
     pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
     objects = objects_at_frame(geometry, 0, masses)
     scene = build_scene(
@@ -113,6 +115,32 @@ def verify_scene(
     passed = all(bool(r["passed"]) for r in results.values())
     timing = {"export": exported, "simulate": record.wall_s}
     return Verification(passed, _json_ready(results), record, scene, path, timing)
+
+
+MAX_GRIPPER_SPEED = 3.0
+"""m/s: a faster jump between two frames of the gripper trajectory is an error in the data."""
+
+
+def _check_trajectory(trajectory, task: dict, fps: float) -> None:
+    if trajectory is None:
+        if task["type"] in ("place_in", "place_on", "lift"):
+            raise Real2GymError(
+                f"no gripper trajectory for the '{task['type']}' task of '{task['object']}'; "
+                "add trajectory.json or re-run the geometry stage, which synthesises one"
+            )
+        return
+    values = np.c_[trajectory.positions, trajectory.quaternions, trajectory.opening]
+    bad = np.nonzero(~np.isfinite(values).all(axis=1))[0]
+    if len(bad):
+        raise Real2GymError(f"the gripper trajectory holds NaN or infinite values at frame {int(bad[0])}")
+    steps = np.linalg.norm(np.diff(trajectory.positions, axis=0), axis=1) * fps
+    fast = np.nonzero(steps > MAX_GRIPPER_SPEED)[0]
+    if len(fast):
+        frame = int(fast[0])
+        raise Real2GymError(
+            f"the gripper trajectory jumps {steps[frame] / fps * 100:.1f} cm between frames {frame} and "
+            f"{frame + 1} ({steps[frame]:.1f} m/s); fix trajectory.json there"
+        )
 
 
 def _json_ready(value):

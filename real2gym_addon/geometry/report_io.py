@@ -1,0 +1,72 @@
+"""Reading the geometry back from report.json, to re-verify or fix a finished run.
+
+report.json is the scene description every stage writes into; the verifier and
+the fixes can start again from it without the video (``real2gym verify OUT``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import Real2GymError
+from .fit import FittedObject
+from .keyframes import GripperTrajectory
+from .motion import Motion
+from .shapes import Shape
+from .stage import Geometry, ObjectGeometry
+from .table import Table
+
+
+def _yaw(quaternion_wxyz) -> float:
+    return float(Rotation.from_quat(np.asarray(quaternion_wxyz)[[1, 2, 3, 0]]).as_euler("ZYX")[0])
+
+
+def geometry_from_report(report: dict) -> Geometry:
+    """Rebuilds the geometry stage's result from a report.json content.
+
+    Raises:
+        Real2GymError: The report has no geometry (its run stopped earlier) or is malformed.
+    """
+    if (
+        "table" not in report
+        or not report.get("objects")
+        or report["camera"].get("world_from_camera") is None
+    ):
+        raise Real2GymError(
+            "report.json has no geometry (table, objects, world frame); run the pipeline up to 'geometry' first"
+        )
+    try:
+        world_from_camera = np.asarray(report["camera"]["world_from_camera"], float)
+        table_entry = report["table"]
+        table = Table(
+            normal_cam=np.asarray(table_entry["normal_cam"], float),
+            offset_cam=float(table_entry["offset_cam"]),
+            extent_world=list(table_entry.get("extent_world", [-0.5, -0.5, 0.5, 0.5])),
+            inlier_rms=float(table_entry.get("inlier_rms", 0.0)),
+            source=table_entry.get("source", "depth"),
+        )
+        objects = []
+        for entry in report["objects"]:
+            frames = entry["frames"]
+            positions = np.array([f["position_world"] for f in frames], float)
+            yaws = np.array([_yaw(f["quaternion_world"]) for f in frames])
+            measured = np.array([f.get("measured", f["visible"]) for f in frames], bool)
+            motion = Motion(positions, np.unwrap(yaws), measured, static=bool(entry.get("static", False)))
+            fitted = FittedObject(Shape.from_report(entry), positions[0].copy(), float(yaws[0]))
+            visible = [bool(f["visible"]) for f in frames]
+            objects.append(
+                ObjectGeometry(entry["name"], entry.get("role", "manipulated"), fitted, motion, visible)
+            )
+        gripper = None
+        if report.get("gripper"):
+            samples = report["gripper"]["frames"]
+            gripper = GripperTrajectory(
+                np.array([s["position_world"] for s in samples], float),
+                np.array([s["quaternion_world"] for s in samples], float),
+                np.array([s["gripper"] for s in samples], float),
+                report["gripper"].get("source", "report.json"),
+            )
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise Real2GymError(f"report.json is malformed ({type(e).__name__}: {e}); re-run the pipeline") from e
+    return Geometry(table, world_from_camera, objects, list(report.get("keyframes", [])), gripper)

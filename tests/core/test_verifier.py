@@ -1,0 +1,161 @@
+"""The verifier: export, simulation and checks, on the bundled demo and broken variants.
+
+The geometry comes from the demo's true masks (fast and independent of the
+segmenter); the end-to-end run on the pipeline's own masks is in test_pipeline_end_to_end.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from real2gym.real2gym_addon.demo import load_demo
+from real2gym.real2gym_addon.errors import Real2GymError
+from real2gym.real2gym_addon.geometry.stage import run_geometry
+from real2gym.real2gym_addon.mjcf.export import ExportError
+from real2gym.real2gym_addon.segmentation.run import ObjectTrack, Segmentation
+from real2gym.real2gym_addon.truth import load_truth
+from real2gym.real2gym_addon.verify.run import verify_scene
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
+TASK = {"type": "place_in", "object": "block", "target": "cup"}
+
+
+@pytest.fixture(scope="module")
+def demo_and_geometry():
+    demo, truth = load_demo(DEMO), load_truth(DEMO)
+    tracks = [
+        ObjectTrack(o.name, [f.mask() for f in truth.objects[o.name].frames], [1.0] * 150)
+        for o in demo.objects
+    ]
+    return demo, run_geometry(demo, Segmentation("truth", 1.0, tracks))
+
+
+def _verify(demo, geometry, folder):
+    return verify_scene(geometry, demo.camera, TASK, demo.video.fps, folder)
+
+
+def _cup(geometry):
+    return next(o for o in geometry.objects if o.name == "cup")
+
+
+def test_the_demo_verifies(demo_and_geometry, tmp_path: Path) -> None:
+    demo, geometry = demo_and_geometry
+    result = _verify(demo, geometry, tmp_path / "mjcf")
+    assert result.passed, result.checks
+    expected = {
+        "task_success",
+        "grasp_held",
+        "support",
+        "stability",
+        "penetration",
+        "trajectory_fidelity",
+        "no_shortcuts",
+    }
+    assert set(result.checks) == expected
+    checks = result.checks
+    assert checks["task_success"]["inside"] and checks["task_success"]["radial_offset_m"] < 0.02
+    assert checks["grasp_held"]["held_fraction"] >= 0.95 and checks["grasp_held"]["slip_m"] < 0.01
+    assert checks["penetration"]["max_m"] <= 0.002
+    assert 0.8 < checks["support"]["ratio"] < 1.2
+    # The object was carried by friction alone: it rose with the gripper.
+    assert result.record.positions["block"][:150, 2].max() > 0.1
+    assert (tmp_path / "mjcf" / "scene.xml").is_file() and (
+        tmp_path / "mjcf" / "assets" / "cup_visual.obj"
+    ).is_file()
+
+
+def test_a_cup_narrower_than_the_block_fails_the_task(demo_and_geometry, tmp_path: Path) -> None:
+    demo, geometry = demo_and_geometry
+    narrow = copy.deepcopy(geometry)
+    shape = _cup(narrow).fitted.shape
+    block = next(o for o in narrow.objects if o.name == "block").fitted.shape
+    inner = 0.8 * block.size[0] / 2  # the opening 20 % narrower than the block
+    wall = shape.params["wall_thickness"]
+    shape.params.update(inner_radius=inner, outer_radius=inner + wall)
+    shape.size = (2 * (inner + wall), 2 * (inner + wall), shape.size[2])
+    result = _verify(demo, narrow, tmp_path / "mjcf")
+    assert not result.passed
+    assert not result.checks["task_success"]["passed"]
+    assert (
+        not result.checks["task_success"]["inside"] or not result.checks["task_success"]["resting_on_bottom"]
+    )
+
+
+def test_a_convex_hull_over_the_cup_fails_the_task(demo_and_geometry, tmp_path: Path) -> None:
+    demo, geometry = demo_and_geometry
+    closed = copy.deepcopy(geometry)
+    _cup(closed).fitted.shape.collision = "hull"
+    result = _verify(demo, closed, tmp_path / "mjcf")
+    assert not result.checks["task_success"]["passed"]
+    # The block rests on the closed top, near the rim's height.
+    assert result.checks["task_success"]["height_above_bottom_m"] > 0.05
+
+
+def test_the_export_loads_in_dm_control(demo_and_geometry, tmp_path: Path) -> None:
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    from dm_control import mjcf
+
+    demo, geometry = demo_and_geometry
+    _verify(demo, geometry, tmp_path / "mjcf")
+    model = mjcf.from_path(str(tmp_path / "mjcf" / "scene.xml"))
+    names = {body.name for body in model.find_all("body")}
+    assert {"block", "cup", "gripper", "gripper_target"} <= names
+    # dm_control writes the model back out; MuJoCo compiles what it wrote.
+    import mujoco
+
+    compiled = mujoco.MjModel.from_xml_string(model.to_xml_string(), model.get_assets())
+    assert compiled.nbody == len(names) + 1
+
+
+def test_xml_special_characters_in_names(demo_and_geometry, tmp_path: Path) -> None:
+    demo, geometry = demo_and_geometry
+    renamed = copy.deepcopy(geometry)
+    _cup(renamed).name = 'mug <"big"> & co'
+    task = dict(TASK, target='mug <"big"> & co')
+    result = verify_scene(renamed, demo.camera, task, demo.video.fps, tmp_path / "mjcf")
+    assert result.scene.name_map['mug <"big"> & co'] == "mug_big_co"
+    assert result.checks["task_success"]["passed"]
+
+
+def test_bad_gripper_trajectories(demo_and_geometry, tmp_path: Path) -> None:
+    demo, geometry = demo_and_geometry
+    broken = copy.deepcopy(geometry)
+    broken.gripper.positions[40, 1] = np.nan
+    with pytest.raises(Real2GymError, match="NaN or infinite values at frame 40"):
+        _verify(demo, broken, tmp_path / "a")
+    jumping = copy.deepcopy(geometry)
+    jumping.gripper.positions[70:, 0] += 1.0
+    with pytest.raises(Real2GymError, match="jumps 100.0 cm between frames 69 and 70"):
+        _verify(demo, jumping, tmp_path / "b")
+    missing = copy.deepcopy(geometry)
+    missing.gripper = None
+    with pytest.raises(Real2GymError, match="no gripper trajectory for the 'place_in' task of 'block'"):
+        _verify(demo, missing, tmp_path / "c")
+
+
+def test_zero_volume_object(demo_and_geometry, tmp_path: Path) -> None:
+    demo, geometry = demo_and_geometry
+    flat = copy.deepcopy(geometry)
+    block = next(o for o in flat.objects if o.name == "block")
+    block.fitted.shape.size = (0.04, 0.0, 0.04)
+    with pytest.raises(ExportError, match=r"object 'block' has zero volume"):
+        _verify(demo, flat, tmp_path / "mjcf")
+
+
+def test_a_diverging_simulation_is_a_failed_check(demo_and_geometry, tmp_path: Path) -> None:
+    from real2gym.real2gym_addon.mjcf.export import build_scene, objects_at_frame
+    from real2gym.real2gym_addon.verify.simulate import simulate
+
+    demo, geometry = demo_and_geometry
+    pose = (geometry.gripper.positions[0], geometry.gripper.quaternions[0])
+    scene = build_scene(objects_at_frame(geometry), geometry.table.extent_world, geometry.world_from_camera,
+                        demo.camera, pose, tmp_path / "mjcf")  # fmt: skip
+    gripper = copy.deepcopy(geometry.gripper)
+    gripper.positions[30:] = np.inf  # past the input checks: the weld pulls the hand to infinity
+    record = simulate(scene.model, scene.name_map, gripper, demo.video.fps, 150)
+    assert record.diverged_frame is not None and 29 <= record.diverged_frame <= 32
