@@ -15,12 +15,14 @@ import importlib.util
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from .errors import Real2GymError
 from .pipeline import STAGES, BlendWriter, run_pipeline
 from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 
+EXIT_NOT_VERIFIED = 1
 EXIT_USER_ERROR = 2
 EXIT_CANCELLED = 130
 
@@ -89,10 +91,49 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"real2gym: note: {reason}", file=sys.stderr)
     out = run.out_dir.resolve()
     print(f"report: {out / 'report.json'}")
-    for kind in ("masks", "blend"):
+    for kind in ("masks", "mjcf", "blend"):
         if kind in run.scene.artifacts:
             print(f"{kind + ':':<7} {out / run.scene.artifacts[kind]}")
+    if run.scene.verification is not None:
+        _print_verification(run.scene.verification)
+        return 0 if run.scene.verification["passed"] else EXIT_NOT_VERIFIED
     return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from .reverify import reverify
+
+    masses = {}
+    for item in args.mass or []:
+        name, _, value = item.partition("=")
+        try:
+            masses[name] = float(value)
+        except ValueError:
+            raise Real2GymError(f"--mass wants NAME=KG, got {item!r}") from None
+    report, verification = reverify(args.out_dir, masses)
+    _print_verification(report["verification"])
+    return 0 if verification.passed else EXIT_NOT_VERIFIED
+
+
+def _print_verification(verification: dict) -> None:
+    state = "PASSED" if verification["passed"] else "FAILED"
+    print(f"verification: {state}")
+    for name, check in verification["checks"].items():
+        figures = {k: v for k, v in check.items() if k != "passed" and not isinstance(v, (dict, list))}
+        shown = ", ".join(f"{k}={v}" for k, v in list(figures.items())[:4])
+        print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {shown}")
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from .batch import run_batch
+
+    def progress(done: int, total: int, row: dict) -> None:
+        if not args.quiet:
+            print(f"real2gym: [{done}/{total}] {row['demo']}: {row['status']}", file=sys.stderr, flush=True)
+
+    rows = run_batch(args.demo_dirs, args.out, args.jobs, _segmentation_options(args), progress)
+    print((Path(args.out) / "summary.md").read_text(), end="")
+    return 0 if all(r["status"] == "verified" for r in rows) else EXIT_NOT_VERIFIED
 
 
 def _add_common(command: argparse.ArgumentParser) -> None:
@@ -126,6 +167,20 @@ def build_parser() -> argparse.ArgumentParser:
     segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
     _add_common(segment)
     segment.set_defaults(handler=_cmd_run, no_blend=True)
+    verify = commands.add_parser("verify", help="export and simulate a finished run again (after edits)")
+    verify.add_argument("out_dir", help="an output folder with report.json")
+    verify.add_argument("--mass", action="append", metavar="NAME=KG", help="override an object's mass")
+    verify.set_defaults(handler=_cmd_verify)
+    batch = commands.add_parser("batch", help="run many demo folders in parallel processes")
+    batch.add_argument("demo_dirs", nargs="+", help="demo folders")
+    batch.add_argument("--out", required=True, help="output root; one folder per demo and summary.md")
+    batch.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
+    batch.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND, help="segmentation backend")
+    batch.add_argument("--sam2-checkpoint", metavar="PATH")
+    batch.add_argument("--sam2-config", default="sam2.1_hiera_t", metavar="NAME")
+    batch.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    batch.add_argument("-q", "--quiet", action="store_true")
+    batch.set_defaults(handler=_cmd_batch)
     return parser
 
 

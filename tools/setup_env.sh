@@ -56,13 +56,20 @@ ensure_venv() {
         }
     fi
     stamp="$VENV/.real2gym-installed"
-    want="$(cat "$REPO/requirements.txt" "$REPO/pyproject.toml" | sha256sum | cut -d' ' -f1)"
+    want="$(cat "$REPO/requirements.txt" "$REPO/requirements-sam2.txt" "$REPO/pyproject.toml" | sha256sum | cut -d' ' -f1)"
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         _say "installing pinned dependencies into $VENV (first run downloads about 600 MB)"
         "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-        "$VENV/bin/python" -m pip install -q -r "$REPO/requirements.txt" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+        # torch first, by its exact version (the CPU build); then everything else.
+        "$VENV/bin/python" -m pip install -q "torch==2.13.0" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+        "$VENV/bin/python" -m pip install -q -r "$REPO/requirements.txt" -r "$REPO/requirements-sam2.txt" 2>&1 |
+            grep -v '^WARNING: Location' >&2 || true
+        # sam2's metadata asks for torchvision, which its video predictor never imports
+        # (and whose reachable builds do not load beside the CPU torch): no deps.
+        SAM2_BUILD_CUDA=0 "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation "sam2==1.1.0" 2>&1 |
+            grep -v '^WARNING: Location' >&2 || true
         "$VENV/bin/python" -m pip install -q --no-deps -e "$REPO" 2>&1 | grep -v '^WARNING: Location' >&2 || true
-        "$VENV/bin/python" -c 'import bpy, mujoco, cv2, trimesh, scipy, pytest, real2gym.real2gym_addon' || {
+        "$VENV/bin/python" -c 'import bpy, mujoco, cv2, trimesh, scipy, pytest, torch, sam2, dm_control.mjcf, real2gym.real2gym_addon' || {
             _say "the venv is incomplete; see the pip messages above"
             return 1
         }

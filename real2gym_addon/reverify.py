@@ -1,0 +1,73 @@
+"""Re-verifying a finished run from its report.json (``real2gym verify OUT_DIR``).
+
+The geometry is read back from the report, the scene exported again into
+``mjcf/`` and simulated; the report's ``verification`` is replaced. Both files
+are swapped in atomically, so a failed re-verification leaves the folder as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from .demo import Camera
+from .errors import OutputError, Real2GymError
+from .files import OutputFolder, write_json_atomic
+from .geometry.report_io import geometry_from_report
+from .pipeline import MJCF_NAME, REPORT_NAME
+from .verify.run import Verification, verify_scene
+
+
+def read_report(out_dir: Path | str) -> dict:
+    """Reads ``OUT_DIR/report.json``.
+
+    Raises:
+        OutputError: It is missing or not valid JSON.
+    """
+    path = Path(out_dir) / REPORT_NAME
+    if not path.is_file():
+        raise OutputError(f"no report.json in {out_dir}: run 'real2gym run DEMO --out {out_dir}' first")
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise OutputError(f"{path} is not valid JSON ({e})") from e
+
+
+def camera_from_report(report: dict) -> Camera:
+    """The intrinsics recorded in a report."""
+    c = report["camera"]
+    return Camera(int(c["width"]), int(c["height"]), c["fx"], c["fy"], c["cx"], c["cy"])
+
+
+def reverify(out_dir: Path | str, masses: dict[str, float] | None = None) -> tuple[dict, Verification]:
+    """Exports and simulates the scene of a finished run again and updates its report.
+
+    Args:
+        out_dir: The run's output folder.
+        masses: Object name -> kg overrides.
+
+    Returns:
+        The updated report and the verification.
+    """
+    report = read_report(out_dir)
+    geometry = geometry_from_report(report)
+    unknown = set(masses or {}) - {o.name for o in geometry.objects}
+    if unknown:
+        raise Real2GymError(f"--mass names unknown objects: {', '.join(sorted(unknown))}")
+    output = OutputFolder(out_dir)
+    try:
+        started = time.perf_counter()
+        verification = verify_scene(
+            geometry, camera_from_report(report), report["task"], report["video"]["fps"],
+            output.staging / MJCF_NAME, masses,
+        )  # fmt: skip
+        report["verification"] = verification.to_report(f"{MJCF_NAME}/scene.xml")
+        report.setdefault("artifacts", {})["mjcf"] = f"{MJCF_NAME}/scene.xml"
+        report.setdefault("timing", {}).setdefault("stages_s", {})["verify"] = time.perf_counter() - started
+        write_json_atomic(output.staging / REPORT_NAME, report)
+        output.commit()
+    except BaseException:
+        output.discard()
+        raise
+    return report, verification
