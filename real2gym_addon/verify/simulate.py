@@ -1,13 +1,14 @@
 """Simulating the demonstrated action in MuJoCo.
 
 The gripper's mocap target follows the demo's gripper trajectory, interpolated
-to every physics step (positions linearly, orientations by slerp); the fingers
+every :data:`CONTROL_PERIOD_S` (positions linearly, orientations by slerp),
+with the physics stepping in between inside MuJoCo; the fingers
 follow the recorded opening and squeeze while closed. The objects are free
 bodies held by friction alone. After the video the scene runs on for
 :data:`SETTLE_S` seconds with the gripper held still, for the stability check.
 
 Everything the checks need is recorded: every body's pose at each video frame,
-and per physics step the deepest contact and which objects touch which fingers.
+and, every control period, the deepest contact and which objects touch which fingers.
 A simulation that diverges (NaN, MuJoCo warnings) stops and is reported with
 its frame, never raised.
 """
@@ -25,6 +26,8 @@ from ..mjcf.gripper import NAMES, finger_command
 
 SETTLE_S = 0.5
 PRE_ROLL_S = 0.1
+CONTROL_PERIOD_S = 0.01
+"""The gripper's target is updated, and contacts are sampled, every 10 ms (and at every video frame)."""
 
 
 @dataclasses.dataclass
@@ -80,6 +83,60 @@ def _step_targets(trajectory: GripperTrajectory, fps: float, times: np.ndarray):
     return positions, quats, command
 
 
+class _Run:
+    """The start of a run: initial state and the gripper's per-step targets."""
+
+    def __init__(
+        self, model: mujoco.MjModel, trajectory: GripperTrajectory | None, fps: float, frames: int
+    ) -> None:
+        self.data = data = mujoco.MjData(model)
+        self.dt = dt = model.opt.timestep
+        self.settle_frames = int(round(SETTLE_S * fps))
+        self.total_frames = frames + self.settle_frames
+        self.steps_per_frame = 1.0 / (fps * dt)
+        total_steps = int(round((self.total_frames - 1) * self.steps_per_frame)) + 1
+        self.pre_steps = int(round(PRE_ROLL_S / dt))
+        self.step_count = self.pre_steps + total_steps
+        if trajectory is not None:
+            times = np.r_[np.zeros(self.pre_steps), np.arange(total_steps) * dt]
+            self.targets, self.target_quats, self.commands = _step_targets(trajectory, fps, times)
+            self.mocap = model.body(NAMES["target"]).mocapid[0]
+            self.actuators = [
+                model.actuator(NAMES["left_actuator"]).id,
+                model.actuator(NAMES["right_actuator"]).id,
+            ]
+            hand_joint = model.joint("gripper_free").qposadr[0]
+            data.qpos[hand_joint : hand_joint + 3] = self.targets[0]
+            data.qpos[hand_joint + 3 : hand_joint + 7] = self.target_quats[0]
+            for side in ("left", "right"):
+                data.qpos[model.joint(NAMES[f"{side}_joint"]).qposadr[0]] = self.commands[0]
+        mujoco.mj_forward(model, data)
+
+
+def replay(
+    model: mujoco.MjModel, trajectory: GripperTrajectory | None, fps: float, frames: int
+) -> tuple[float, int]:
+    """The same motion with nothing recorded: a plain loop setting the controls and stepping.
+
+    The benchmark's baseline for the verifier's own overhead.
+
+    Returns:
+        Wall time (s) and steps taken.
+    """
+    import time
+
+    run = _Run(model, trajectory, fps, frames)
+    data = run.data
+    started = time.perf_counter()
+    for step in range(run.step_count):
+        if trajectory is not None:
+            data.mocap_pos[run.mocap] = run.targets[step]
+            data.mocap_quat[run.mocap] = run.target_quats[step]
+            data.ctrl[run.actuators] = run.commands[step]
+        mujoco.mj_step(model, data)
+    return time.perf_counter() - started, run.step_count
+
+
 def simulate(
     model: mujoco.MjModel,
     name_map: dict[str, str],
@@ -101,83 +158,86 @@ def simulate(
     """
     import time
 
-    data = mujoco.MjData(model)
-    dt = model.opt.timestep
-    settle_frames = int(round(SETTLE_S * fps))
-    total_frames = frames + settle_frames
-    steps_per_frame = 1.0 / (fps * dt)
-    total_steps = int(round((total_frames - 1) * steps_per_frame)) + 1
-    pre_steps = int(round(PRE_ROLL_S / dt))
+    run = _Run(model, trajectory, fps, frames)
+    data, dt, settle_frames, total_frames = run.data, run.dt, run.settle_frames, run.total_frames
+    steps_per_frame, pre_steps, step_count = run.steps_per_frame, run.pre_steps, run.step_count
     body_ids = {name: model.body(body).id for name, body in name_map.items()}
     geom_body = model.geom_bodyid
     has_gripper = trajectory is not None
     if has_gripper:
-        times = np.r_[np.zeros(pre_steps), np.arange(total_steps) * dt]
-        targets, target_quats, commands = _step_targets(trajectory, fps, times)
-        mocap = model.body(NAMES["target"]).mocapid[0]
+        targets, target_quats, commands = run.targets, run.target_quats, run.commands
+        mocap, actuators = run.mocap, run.actuators
         hand = model.body(NAMES["hand"]).id
         left_pad, right_pad = model.geom(NAMES["left_pad"]).id, model.geom(NAMES["right_pad"]).id
-        actuators = [model.actuator(NAMES["left_actuator"]).id, model.actuator(NAMES["right_actuator"]).id]
-        hand_joint = model.joint("gripper_free").qposadr[0]
-        data.qpos[hand_joint : hand_joint + 3] = targets[0]
-        data.qpos[hand_joint + 3 : hand_joint + 7] = target_quats[0]
-        for side in ("left", "right"):
-            data.qpos[model.joint(NAMES[f"{side}_joint"]).qposadr[0]] = commands[0]
-    mujoco.mj_forward(model, data)
 
-    positions = {n: np.zeros((total_frames, 3)) for n in name_map}
-    quaternions = {n: np.zeros((total_frames, 4)) for n in name_map}
-    finger = {n: np.zeros((total_frames, 2), bool) for n in name_map}
+    names = list(name_map)
+    object_bodies = np.array([body_ids[n] for n in names], int)
+    all_positions = np.zeros((total_frames, len(names), 3))
+    all_quaternions = np.zeros((total_frames, len(names), 4))
+    all_fingers = np.zeros((total_frames, len(names), 2), bool)
+    all_speeds = np.zeros((settle_frames, len(names), 2))
+    velocity = np.zeros(6)
     deepest = dict.fromkeys(name_map, 0.0)
     deepest_frame = dict.fromkeys(name_map, 0)
     gripper_positions = np.zeros((total_frames, 3))
-    speeds = {n: [] for n in name_map}
-    record_steps = {int(round(f * steps_per_frame)): f for f in range(total_frames)}
+    # Control updates every `chunk` steps; each video frame is recorded at the nearest update
+    # (within half a control period, 5 ms), so MuJoCo steps in long uninterrupted runs.
+    chunk = max(1, int(round(CONTROL_PERIOD_S / dt)))
+    stops = list(range(0, step_count, chunk)) + [step_count]
+    stop_set = set(stops)
+    record_at = {}
+    for f in range(total_frames):
+        wanted = pre_steps + f * steps_per_frame
+        nearest = min(max(int(round(wanted / chunk)) * chunk, chunk), step_count)
+        record_at.setdefault(nearest if nearest in stop_set else stops[-1], f)
     diverged, warnings = None, []
     started = time.perf_counter()
-    step_count = pre_steps + total_steps
-    for step in range(step_count):
-        index = step
-        main = step - pre_steps
+    mocap_pos, mocap_quat, ctrl = data.mocap_pos, data.mocap_quat, data.ctrl
+    shallowest_record = 0.0  # contacts matter only if deeper than some object's record so far
+    for begin, stop in zip(stops[:-1], stops[1:], strict=True):
         if has_gripper:
-            data.mocap_pos[mocap] = targets[index]
-            data.mocap_quat[mocap] = target_quats[index]
-            data.ctrl[actuators] = commands[index]
-        mujoco.mj_step(model, data)
+            mocap_pos[mocap] = targets[begin]
+            mocap_quat[mocap] = target_quats[begin]
+            ctrl[actuators] = commands[begin]
+        mujoco.mj_step(model, data, stop - begin)
         ncon = data.ncon
         if ncon:
             contact = data.contact
             penetration = -contact.dist[:ncon]
-            bodies1, bodies2 = geom_body[contact.geom[:ncon, 0]], geom_body[contact.geom[:ncon, 1]]
-            if penetration.max() > 0:
+            if penetration.max() > shallowest_record:
+                geoms = contact.geom[:ncon]
+                bodies1, bodies2 = geom_body[geoms[:, 0]], geom_body[geoms[:, 1]]
                 for name, body in body_ids.items():
                     mine = (bodies1 == body) | (bodies2 == body)
                     if mine.any():
                         depth = float(penetration[mine].max())
                         if depth > deepest[name]:
-                            deepest[name], deepest_frame[name] = depth, max(0, int(main / steps_per_frame))
-        if main < 0 or main not in record_steps:
+                            frame_now = max(0, int((stop - pre_steps) / steps_per_frame))
+                            deepest[name], deepest_frame[name] = depth, frame_now
+                shallowest_record = min(deepest.values())
+        if stop not in record_at:
             continue
-        frame = record_steps[main]
+        frame = record_at[stop]
         if not np.isfinite(data.qpos).all() or data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:
             diverged = frame
             break
-        for name, body in body_ids.items():
-            positions[name][frame] = data.xpos[body]
-            quaternions[name][frame] = data.xquat[body]
-            if has_gripper and ncon:
-                geoms = contact.geom[:ncon]
-                touching = (geom_body[geoms[:, 0]] == body) | (geom_body[geoms[:, 1]] == body)
-                finger[name][frame] = [
-                    bool((touching & ((geoms[:, 0] == left_pad) | (geoms[:, 1] == left_pad))).any()),
-                    bool((touching & ((geoms[:, 0] == right_pad) | (geoms[:, 1] == right_pad))).any()),
-                ]
-            if frame >= frames:
-                velocity = np.zeros(6)
-                mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
-                speeds[name].append([np.linalg.norm(velocity[3:]), np.linalg.norm(velocity[:3])])
+        all_positions[frame] = data.xpos[object_bodies]
+        all_quaternions[frame] = data.xquat[object_bodies]
         if has_gripper:
             gripper_positions[frame] = data.xpos[hand]
+            if ncon:
+                geoms = data.contact.geom[:ncon]
+                bodies = geom_body[geoms]
+                touching_left = np.r_[bodies[geoms[:, 0] == left_pad, 1], bodies[geoms[:, 1] == left_pad, 0]]
+                touching_right = np.r_[
+                    bodies[geoms[:, 0] == right_pad, 1], bodies[geoms[:, 1] == right_pad, 0]
+                ]
+                all_fingers[frame, :, 0] = np.isin(object_bodies, touching_left)
+                all_fingers[frame, :, 1] = np.isin(object_bodies, touching_right)
+        if frame >= frames:
+            for index, body in enumerate(object_bodies):
+                mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
+                all_speeds[frame - frames, index] = np.linalg.norm(velocity[3:]), np.linalg.norm(velocity[:3])
     wall = time.perf_counter() - started
     for index in range(mujoco.mjtWarning.mjNWARNING):
         if data.warning[index].number > 0:
@@ -185,14 +245,14 @@ def simulate(
     return SimulationRecord(
         frames=frames,
         fps=fps,
-        positions=positions,
-        quaternions=quaternions,
+        positions={n: all_positions[:, i] for i, n in enumerate(names)},
+        quaternions={n: all_quaternions[:, i] for i, n in enumerate(names)},
         gripper_positions=gripper_positions,
-        finger_contacts=finger,
+        finger_contacts={n: all_fingers[:, i] for i, n in enumerate(names)},
         deepest=deepest,
         deepest_frame=deepest_frame,
         support_force=_support_forces(model, data, body_ids),
-        speeds={n: np.array(v).reshape(-1, 2) for n, v in speeds.items()},
+        speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
         diverged_frame=diverged,
         warnings=warnings,
