@@ -2,7 +2,16 @@
 
 Video, prompts, the scene description, reports and the command line. Nothing in
 this package imports bpy: it runs in plain Python and in Blender alike.
+
+MuJoCo picks its OpenGL backend when it is first imported; on Linux we ask for
+EGL (headless, works with and without a display) unless the user chose one.
 """
+
+import os as _os
+import sys as _sys
+
+if _sys.platform.startswith("linux"):
+    _os.environ.setdefault("MUJOCO_GL", "egl")
 
 from .demo import Camera, Demo, load_camera, load_demo
 from .errors import (

@@ -124,6 +124,16 @@ def _print_verification(verification: dict) -> None:
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {shown}")
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import render_comparison
+
+    progress = Progress(None if args.quiet else _ProgressBar())
+    artifacts = render_comparison(args.out_dir, progress=progress)
+    for name, path in artifacts.items():
+        print(f"{name}: {Path(args.out_dir).resolve() / path}")
+    return 0
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from .batch import run_batch
 
@@ -171,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("out_dir", help="an output folder with report.json")
     verify.add_argument("--mass", action="append", metavar="NAME=KG", help="override an object's mass")
     verify.set_defaults(handler=_cmd_verify)
+    compare = commands.add_parser("compare", help="render real | reconstruction | simulation side by side")
+    compare.add_argument("out_dir", help="an output folder with report.json")
+    compare.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    compare.set_defaults(handler=_cmd_compare)
     batch = commands.add_parser("batch", help="run many demo folders in parallel processes")
     batch.add_argument("demo_dirs", nargs="+", help="demo folders")
     batch.add_argument("--out", required=True, help="output root; one folder per demo and summary.md")

@@ -143,8 +143,13 @@ def _add_camera(spec: mujoco.MjSpec, world_from_camera: np.ndarray, camera) -> N
     # MuJoCo cameras look along -z with y up; OpenCV cameras along +z with y down.
     rotation = world_from_camera[:3, :3] @ np.diag([1.0, -1.0, -1.0])
     quat = Rotation.from_matrix(rotation).as_quat()[[3, 0, 1, 2]]
-    fovy = float(np.degrees(2.0 * np.arctan(camera.height / (2.0 * camera.fy))))
-    spec.worldbody.add_camera(name="video", pos=world_from_camera[:3, 3], quat=quat, fovy=fovy)
+    video = spec.worldbody.add_camera(name="video", pos=world_from_camera[:3, 3], quat=quat)
+    # The pinhole intrinsics in pixels. MuJoCo puts the image centre at ((W-1)/2, (H-1)/2)
+    # and shifts it against principal_pixel (checked by rendering points of known projection).
+    video.resolution = [camera.width, camera.height]
+    video.sensor_size = [camera.width, camera.height]
+    video.focal_pixel = [camera.fx, camera.fy]
+    video.principal_pixel = [(camera.width - 1) / 2 - camera.cx, (camera.height - 1) / 2 - camera.cy]
 
 
 def build_scene(

@@ -46,6 +46,7 @@ class SimulationRecord:
         support_force: Object name -> total contact normal force on it at the end (N), by other body name.
         speeds: Object name -> ``S x 2`` linear (m/s) and angular (rad/s) speed over the settle period.
         masses: Object name -> mass (kg).
+        qpos: ``(...) x nq`` the whole state's positions per video frame (for rendering).
         diverged_frame: First frame where the simulation went wrong, or None.
         warnings: MuJoCo warning names raised during the run.
         steps: Physics steps taken.
@@ -63,6 +64,7 @@ class SimulationRecord:
     support_force: dict[str, dict[str, float]]
     speeds: dict[str, np.ndarray]
     masses: dict[str, float]
+    qpos: np.ndarray | None = None
     diverged_frame: int | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
     steps: int = 0
@@ -176,6 +178,7 @@ def simulate(
     all_quaternions = np.zeros((total_frames, len(names), 4))
     all_fingers = np.zeros((total_frames, len(names), 2), bool)
     all_speeds = np.zeros((settle_frames, len(names), 2))
+    all_qpos = np.zeros((total_frames, model.nq))
     velocity = np.zeros(6)
     deepest = dict.fromkeys(name_map, 0.0)
     deepest_frame = dict.fromkeys(name_map, 0)
@@ -221,6 +224,7 @@ def simulate(
         if not np.isfinite(data.qpos).all() or data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:
             diverged = frame
             break
+        all_qpos[frame] = data.qpos
         all_positions[frame] = data.xpos[object_bodies]
         all_quaternions[frame] = data.xquat[object_bodies]
         if has_gripper:
@@ -254,6 +258,7 @@ def simulate(
         support_force=_support_forces(model, data, body_ids),
         speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
+        qpos=all_qpos,
         diverged_frame=diverged,
         warnings=warnings,
         steps=step_count,

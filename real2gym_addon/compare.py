@@ -1,0 +1,220 @@
+"""The side-by-side comparison: the real video | the reconstruction | the simulation.
+
+``real2gym compare OUT_DIR`` re-simulates the finished run (from report.json),
+renders MuJoCo from the video camera, and writes into ``OUT_DIR/compare/``:
+
+- ``comparison.mp4``: per video frame, three panels with the frame number,
+  the interaction events around it and the check results;
+- ``contact_sheet.png``: one row per interaction keyframe;
+- ``errors.png``: per-frame distance between the simulated and the
+  video-derived position of every object, with the keyframes marked.
+
+The middle panel is a Blender render when the caller supplies one (the add-on
+and the CLI with the bpy module pass the bridge's renderer); otherwise it is
+the reconstructed scene, posed as the video says, rendered by MuJoCo, and
+labelled so.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import Real2GymError
+from .files import OutputFolder, write_json_atomic
+from .geometry.report_io import geometry_from_report
+from .mjcf.export import build_scene, objects_at_frame
+from .pipeline import REPORT_NAME
+from .progress import Progress
+from .reverify import camera_from_report, read_report
+from .verify.simulate import simulate
+from .video import open_video
+
+COMPARE_NAME = "compare"
+PanelRenderer = Callable[[int], np.ndarray]
+"""Returns the middle panel for a video frame: ``HxWx3`` uint8 BGR at the video's size."""
+
+
+def _renderer(model, width: int, height: int):
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    import mujoco
+
+    try:
+        return mujoco.Renderer(model, height, width)
+    except Exception as e:  # no OpenGL: EGL/OSMesa missing
+        raise Real2GymError(
+            f"MuJoCo cannot render here ({e}); install EGL (Debian: libegl1 libgl1-mesa-dri) or set MUJOCO_GL"
+        ) from e
+
+
+def _render(renderer, model, qpos: np.ndarray) -> np.ndarray:
+    import mujoco
+
+    data = mujoco.MjData(model)
+    data.qpos[:] = qpos
+    mujoco.mj_forward(model, data)
+    renderer.update_scene(data, camera="video")
+    return cv2.cvtColor(renderer.render(), cv2.COLOR_RGB2BGR)
+
+
+def _label(image: np.ndarray, text: str, row: int = 0, colour=(255, 255, 255)) -> None:
+    y = 18 + 18 * row
+    cv2.putText(image, text, (6, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+    cv2.putText(image, text, (6, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+
+
+def _events_near(keyframes: list[dict], frame: int, window: int = 3) -> str:
+    return ", ".join(f"{k['event']} {k['object']}" for k in keyframes if abs(k["frame"] - frame) <= window)
+
+
+def _checks_line(verification: dict | None) -> tuple[str, tuple[int, int, int]]:
+    if not verification:
+        return "not verified", (200, 200, 200)
+    failed = [k for k, v in verification["checks"].items() if not v["passed"]]
+    if not failed:
+        return "verified: all checks passed", (120, 230, 120)
+    return "FAILED: " + ", ".join(failed), (90, 90, 255)
+
+
+def _compose(panels: list[np.ndarray], titles: list[str], frame: int, events: str, checks) -> np.ndarray:
+    scaled = []
+    for panel, title in zip(panels, titles, strict=True):
+        small = cv2.resize(panel, (panel.shape[1] // 2, panel.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        _label(small, title)
+        _label(small, f"frame {frame}", 1)
+        if events:
+            _label(small, events, 2, (80, 220, 255))
+        scaled.append(small)
+    row = np.concatenate(scaled, axis=1)
+    band = np.zeros((26, row.shape[1], 3), np.uint8)
+    cv2.putText(band, checks[0], (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, checks[1], 1, cv2.LINE_AA)
+    return np.concatenate([row, band], axis=0)
+
+
+def _error_plot(path: Path, errors: dict[str, np.ndarray], keyframes: list[dict], fps: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 3.2), dpi=100)
+    for name, values in errors.items():
+        axes.plot(np.arange(len(values)), values * 100, label=name)
+    for keyframe in keyframes:
+        axes.axvline(keyframe["frame"], color="grey", linestyle=":", linewidth=1)
+        axes.text(
+            keyframe["frame"], axes.get_ylim()[1] * 0.95, keyframe["event"], rotation=90, fontsize=7, va="top"
+        )
+    axes.set_xlabel(f"video frame ({fps:g} fps)")
+    axes.set_ylabel("sim vs video (cm)")
+    axes.set_title("Distance between simulated and video-derived object positions")
+    axes.legend(loc="upper left", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def per_frame_errors(geometry, record) -> dict[str, np.ndarray]:
+    """Object name -> per video frame distance (m) between simulated and video-derived positions."""
+    return {
+        o.name: np.linalg.norm(
+            record.positions[o.name][: record.frames] - o.motion.positions[: record.frames], axis=1
+        )
+        for o in geometry.objects
+    }
+
+
+def render_comparison(
+    out_dir: Path | str, middle: PanelRenderer | None = None, progress: Progress | None = None
+) -> dict[str, str]:
+    """Renders the comparison of a finished run into ``OUT_DIR/compare`` and records it in report.json.
+
+    Args:
+        out_dir: The run's output folder.
+        middle: Renders the middle panel (a Blender render of the reconstruction) per frame;
+            None renders the reconstruction with MuJoCo instead.
+        progress: Per-frame progress; carries cancellation.
+
+    Returns:
+        The new artifacts (relative paths).
+    """
+    progress = progress or Progress()
+    report = read_report(out_dir)
+    geometry = geometry_from_report(report)
+    camera = camera_from_report(report)
+    video = open_video(Path(report["video"]["source"]))
+    fps, frames = report["video"]["fps"], report["video"]["frames"]
+    with tempfile.TemporaryDirectory() as scratch:
+        trajectory = geometry.gripper
+        pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
+        scene = build_scene(objects_at_frame(geometry), geometry.table.extent_world, geometry.world_from_camera,
+                            camera, pose, Path(scratch))  # fmt: skip
+        record = simulate(scene.model, scene.name_map, trajectory, fps, frames)
+    model = scene.model
+    renderer = _renderer(model, camera.width, camera.height)
+    reconstruction = _reconstruction_qpos(model, scene.name_map, geometry, record) if middle is None else None
+    checks = _checks_line(report.get("verification"))
+    title = "Blender (reconstruction)" if middle else "reconstruction (MuJoCo render)"
+    output = OutputFolder(out_dir)
+    try:
+        folder = output.staging / COMPARE_NAME
+        folder.mkdir()
+        writer = cv2.VideoWriter(str(folder / "comparison.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps,
+                                 (camera.width // 2 * 3, camera.height // 2 + 26))  # fmt: skip
+        keyed = {k["frame"]: k for k in geometry.keyframes}
+        sheet_rows = []
+        for frame, real in enumerate(video.iter_frames()):
+            if frame >= frames or (record.diverged_frame is not None and frame >= record.diverged_frame):
+                break
+            progress.step(f"rendering the comparison, frame {frame}", frame / frames)
+            simulated = _render(renderer, model, record.qpos[frame])
+            recon = middle(frame) if middle else _render(renderer, model, reconstruction[frame])
+            composed = _compose([real, recon, simulated], ["real", title, "MuJoCo simulation"], frame,
+                                _events_near(geometry.keyframes, frame), checks)  # fmt: skip
+            writer.write(composed)
+            if frame in keyed:
+                sheet_rows.append(composed)
+        writer.release()
+        if sheet_rows:
+            cv2.imwrite(str(folder / "contact_sheet.png"), np.concatenate(sheet_rows, axis=0))
+        _error_plot(folder / "errors.png", per_frame_errors(geometry, record), geometry.keyframes, fps)
+        artifacts = {
+            "comparison_video": f"{COMPARE_NAME}/comparison.mp4",
+            "contact_sheet": f"{COMPARE_NAME}/contact_sheet.png",
+            "error_plot": f"{COMPARE_NAME}/errors.png",
+        }
+        report.setdefault("artifacts", {}).update(artifacts)
+        write_json_atomic(output.staging / REPORT_NAME, report)
+        output.commit()
+    except BaseException:
+        output.discard()
+        raise
+    finally:
+        renderer.close()
+    progress.step("comparison written", 1.0)
+    return artifacts
+
+
+def _reconstruction_qpos(model, name_map: dict[str, str], geometry, record) -> np.ndarray:
+    """The simulation's states with every object put where the video says it is."""
+    import mujoco
+
+    qpos = copy.deepcopy(record.qpos)
+    for obj in geometry.objects:
+        body = model.body(name_map[obj.name])
+        if body.jntnum[0] == 0:
+            continue
+        address = model.jnt_qposadr[body.jntadr[0]]
+        if model.jnt_type[body.jntadr[0]] != mujoco.mjtJoint.mjJNT_FREE:
+            continue
+        for frame in range(min(len(qpos), len(obj.motion.positions))):
+            qpos[frame, address : address + 3] = obj.motion.positions[frame]
+            yaw = obj.motion.yaws[frame]
+            qpos[frame, address + 3 : address + 7] = [np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)]
+    return qpos

@@ -1,0 +1,70 @@
+"""The whole job on the bundled demo, as the README's demo command runs it (without bpy)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from real2gym.real2gym_addon.cli import main
+from real2gym.real2gym_addon.truth import load_truth
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "out"
+    assert main(["run", str(DEMO), "--out", str(out), "--no-blend", "-q"]) == 0
+    return out
+
+
+def test_the_demo_is_verified_from_its_reconstruction(finished_run: Path) -> None:
+    report = json.loads((finished_run / "report.json").read_text())
+    assert report["verification"]["passed"], report["verification"]["checks"]
+    assert report["segmentation"]["backend"] == "classical"
+    assert {o["name"]: o["shape"] for o in report["objects"]} == {"block": "box", "cup": "cup"}
+    assert [k["event"] for k in report["keyframes"]] == ["grasp", "lift", "release", "contact"]
+    for name in ("task_success", "grasp_held", "support", "stability", "penetration", "trajectory_fidelity"):
+        assert set(report["verification"]["checks"][name]) - {"passed"}, f"{name} has no figures"
+    assert (finished_run / report["artifacts"]["mjcf"]).is_file()
+    assert len(list((finished_run / "masks" / "block").glob("*.png"))) == 150
+    # Contract fields of every object frame.
+    frame = report["objects"][0]["frames"][10]
+    assert {"frame", "position_cam", "quaternion_cam", "visible"} <= set(frame)
+    assert abs(np.linalg.norm(report["table"]["normal_cam"]) - 1) < 1e-6
+
+
+def test_verify_again_after_an_edit(finished_run: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(finished_run, tmp_path / "edited"))
+    report = json.loads((out / "report.json").read_text())
+    cup = next(o for o in report["objects"] if o["name"] == "cup")
+    cup["collision_mode"] = "hull"  # an artist's mistake: one convex hull closes the cup
+    (out / "report.json").write_text(json.dumps(report))
+    assert main(["verify", str(out)]) == 1
+    checks = json.loads((out / "report.json").read_text())["verification"]["checks"]
+    assert not checks["task_success"]["passed"]
+
+
+def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(finished_run, tmp_path / "compare"))
+    assert main(["compare", str(out), "-q"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    for key in ("comparison_video", "contact_sheet", "error_plot"):
+        assert (out / report["artifacts"][key]).is_file()
+    capture = cv2.VideoCapture(str(out / report["artifacts"]["comparison_video"]))
+    assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 150
+    ok, first = capture.read()
+    capture.release()
+    assert ok and first.shape == (240 + 26, 960, 3)
+    # The simulation panel lines up with the video: the cup's truth mask covers its blue pixels.
+    truth = load_truth(DEMO).objects["cup"].frames[0].mask()
+    panel = cv2.resize(first[:240, 640:960], (640, 480), interpolation=cv2.INTER_NEAREST)
+    hsv = cv2.cvtColor(panel, cv2.COLOR_BGR2HSV)
+    blue = (hsv[..., 0] > 100) & (hsv[..., 0] < 130) & (hsv[..., 1] > 120) & (hsv[..., 2] > 40)
+    inside = (blue & truth).sum() / max(blue.sum(), 1)
+    assert blue.sum() > 500 and inside > 0.8, (blue.sum(), inside)
