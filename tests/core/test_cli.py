@@ -28,7 +28,7 @@ def _run_cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_run_writes_report(tiny_demo: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
-    assert main(["run", str(tiny_demo), "--out", str(out), "--no-blend", "-q"]) == 0
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 0
     report = json.loads((out / "report.json").read_text())
     assert report["version"] == 1
     assert report["video"] == {
@@ -41,16 +41,20 @@ def test_run_writes_report(tiny_demo: Path, tmp_path: Path, capsys) -> None:
     assert report["camera"]["fx"] == 80.0 and report["camera"]["world_from_camera"] is None
     assert report["task"] == {"type": "place_in", "object": "block", "target": "cup"}
     assert str(out / "report.json") in capsys.readouterr().out
-    assert [p.name for p in out.iterdir()] == ["report.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["masks", "report.json"]
+    assert [o["name"] for o in report["segmentation"]["objects"]] == ["block", "cup"]
 
 
 def test_module_entry_point_matches_console_script(tiny_demo: Path, tmp_path: Path) -> None:
-    result = _run_cli("run", str(tiny_demo), "--out", str(tmp_path / "a"), "--no-blend", "-q")
+    result = _run_cli("segment", str(tiny_demo), "--out", str(tmp_path / "a"), "-q")
     assert result.returncode == 0, result.stderr
-    main(["run", str(tiny_demo), "--out", str(tmp_path / "b"), "--no-blend", "-q"])
+    main(["segment", str(tiny_demo), "--out", str(tmp_path / "b"), "-q"])
     first, second = (json.loads((tmp_path / n / "report.json").read_text()) for n in "ab")
     first.pop("timing"), second.pop("timing")
     assert first == second
+    for name in ("block", "cup"):  # the same masks, byte for byte
+        for png in (tmp_path / "a" / "masks" / name).iterdir():
+            assert png.read_bytes() == (tmp_path / "b" / "masks" / name / png.name).read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -82,32 +86,34 @@ def test_unwritable_output_folder(tiny_demo: Path, tmp_path: Path, capsys, where
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
     out = blocker / "out" if where == "under_a_file" else Path("/proc/real2gym-out")
-    assert main(["run", str(tiny_demo), "--out", str(out), "--no-blend", "-q"]) == 2
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 2
     assert f"cannot create the output folder {out}" in capsys.readouterr().err
 
 
 def test_failed_run_keeps_earlier_output(tiny_demo: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert main(["run", str(tiny_demo), "--out", str(out), "--no-blend", "-q"]) == 0
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 0
     before = (out / "report.json").read_bytes()
     prompts = json.loads((tiny_demo / "prompts.json").read_text())
     prompts["objects"][0]["frame"] = 99
     (tiny_demo / "prompts.json").write_text(json.dumps(prompts))
-    assert main(["run", str(tiny_demo), "--out", str(out), "--no-blend", "-q"]) == 2
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 2
     assert (out / "report.json").read_bytes() == before
-    assert sorted(os.listdir(out)) == ["report.json"]
+    assert sorted(os.listdir(out)) == ["masks", "report.json"]
 
 
 def test_cancelled_run_writes_nothing(tiny_demo: Path, tmp_path: Path) -> None:
     progress = Progress()
     progress.cancel()
     with pytest.raises(Cancelled):
-        run_pipeline(tiny_demo, tmp_path / "out", progress=progress)
+        run_pipeline(tiny_demo, tmp_path / "out", progress=progress, last_stage="segment")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
 def test_progress_reaches_the_end(tiny_demo: Path, tmp_path: Path) -> None:
     seen = []
-    run_pipeline(tiny_demo, tmp_path / "out", progress=Progress(lambda m, f: seen.append((m, f))))
+    run_pipeline(
+        tiny_demo, tmp_path / "out", progress=Progress(lambda m, f: seen.append((m, f))), last_stage="segment"
+    )
     fractions = [f for _, f in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
