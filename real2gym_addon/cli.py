@@ -124,6 +124,114 @@ def _print_verification(verification: dict) -> None:
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {shown}")
 
 
+def _floats(text: str, count: int, option: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != count:
+        raise Real2GymError(f"{option} wants {count} comma-separated numbers, got {text!r}")
+    return values
+
+
+def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
+    from .fixes.suggest import suggest_fixes
+
+    fixes = []
+    needs_object = any(
+        v is not None for v in (args.rim_scale, args.scale, args.offset, args.collision, args.keyframe)
+    )
+    if needs_object and not args.object:
+        raise Real2GymError("name the object to fix with --object NAME")
+    if args.rim_scale is not None:
+        fixes.append({"kind": "radius_scale", "object": args.object, "factor": args.rim_scale})
+    if args.scale is not None:
+        fixes.append({"kind": "scale", "object": args.object, "factors": _floats(args.scale, 3, "--scale")})
+    if args.offset is not None:
+        fixes.append({"kind": "offset", "object": args.object, "delta": _floats(args.offset, 3, "--offset"),
+                      "frame": None if args.whole_motion else args.frame, "blend": args.blend})  # fmt: skip
+    if args.collision is not None:
+        fixes.append({"kind": "collision", "object": args.object, "mode": args.collision,
+                      "threshold": args.coacd_threshold, "max_pieces": args.coacd_max_pieces})  # fmt: skip
+    if args.keyframe is not None:
+        event, _, frame = args.keyframe.partition("=")
+        fixes.append({"kind": "keyframe", "object": args.object, "event": event,
+                      "frame": None if frame in ("", "none") else int(frame)})  # fmt: skip
+    if args.apply_suggestion is not None:
+        suggestions = (report.get("verification") or {}).get("suggestions") or suggest_fixes(report)
+        if not 1 <= args.apply_suggestion <= len(suggestions):
+            raise Real2GymError(
+                f"there are {len(suggestions)} suggestions; --apply-suggestion takes 1 to {len(suggestions)}"
+            )
+        fixes.append(suggestions[args.apply_suggestion - 1]["fix"])
+    if args.from_report:
+        from .fixes.edits import recorded_fixes
+        from .reverify import read_report
+
+        fixes += recorded_fixes(
+            read_report(
+                Path(args.from_report).parent if args.from_report.endswith(".json") else args.from_report
+            )
+        )
+    return fixes
+
+
+def _cmd_fix(args: argparse.Namespace) -> int:
+    from .fixes.edits import apply_fix, undo_last
+    from .fixes.probe import opening_probe
+    from .fixes.suggest import suggest_fixes
+    from .geometry.shapes import Shape
+    from .reverify import read_report, reverify
+
+    report = read_report(args.out_dir)
+    if args.suggest:
+        suggestions = (report.get("verification") or {}).get("suggestions") or suggest_fixes(report)
+        for index, suggestion in enumerate(suggestions, start=1):
+            print(f"{index}. [{suggestion['check']}, frame {suggestion['frame']}] {suggestion['text']}")
+        if not suggestions:
+            print(
+                "no suggestions: "
+                + (
+                    "verified"
+                    if (report.get("verification") or {}).get("passed")
+                    else "no failed check with a known fix"
+                )
+            )
+        return 0
+    if args.probe:
+        from .fixes.edits import find_object
+
+        result = opening_probe(
+            Shape.from_report(find_object(report, args.object or report["task"].get("target")))
+        )
+        print(", ".join(f"{k}={v}" for k, v in result.items()))
+        return 0 if result["passed"] else EXIT_NOT_VERIFIED
+    fixes = _requested_fixes(args, report)
+    if not fixes and not args.undo:
+        raise Real2GymError(
+            "no fix given: use --rim-scale, --scale, --offset, --collision, --keyframe, --undo, --apply-suggestion or --suggest"
+        )
+
+    def edit(current: dict) -> None:
+        if args.undo:
+            undone = undo_last(current)
+            print(f"undid: {undone['kind']} on {undone['object']} {undone['args']}")
+        for fix in fixes:
+            entry = apply_fix(current, fix)
+            print(f"fixed: {entry['kind']} on {entry['object']} {entry['args']}")
+            if "opening_probe" in entry:
+                probe = entry["opening_probe"]
+                print(
+                    f"  opening probe: {'reaches the bottom' if probe['passed'] else 'does NOT reach the bottom'}"
+                )
+
+    updated, verification = reverify(args.out_dir, edit=edit, verify=not args.no_verify)
+    if verification is None:
+        return 0
+    _print_verification(updated["verification"])
+    return 0 if verification.passed else EXIT_NOT_VERIFIED
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import render_comparison
 
@@ -181,6 +289,30 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("out_dir", help="an output folder with report.json")
     verify.add_argument("--mass", action="append", metavar="NAME=KG", help="override an object's mass")
     verify.set_defaults(handler=_cmd_verify)
+    fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
+    fix.add_argument("out_dir", help="an output folder with report.json")
+    fix.add_argument("--object", help="the object to fix (its name in prompts.json)")
+    fix.add_argument(
+        "--rim-scale", type=float, metavar="F", help="scale a container's radius, keeping bottom and walls"
+    )
+    fix.add_argument("--scale", metavar="SX,SY,SZ", help="scale about the object's base")
+    fix.add_argument("--offset", metavar="DX,DY,DZ", help="move the object (world metres) from --frame on")
+    fix.add_argument("--frame", type=int, default=0, help="keyframe where --offset starts (default 0)")
+    fix.add_argument("--blend", type=int, default=5, help="frames over which --offset blends in (default 5)")
+    fix.add_argument("--whole-motion", action="store_true", help="apply --offset to every frame")
+    fix.add_argument(
+        "--collision", choices=("primitives", "walls", "hull", "coacd"), help="replace the collision"
+    )
+    fix.add_argument("--coacd-threshold", type=float, default=0.05, help="CoACD concavity threshold")
+    fix.add_argument("--coacd-max-pieces", type=int, default=16, help="CoACD piece limit")
+    fix.add_argument("--keyframe", metavar="EVENT=FRAME", help="move (or add) a keyframe; EVENT= deletes it")
+    fix.add_argument("--probe", action="store_true", help="only drop a probe into the container and report")
+    fix.add_argument("--suggest", action="store_true", help="only list the suggested fixes")
+    fix.add_argument("--apply-suggestion", type=int, metavar="N", help="apply suggestion N (see --suggest)")
+    fix.add_argument("--from-report", metavar="PATH", help="apply the fixes recorded in another run's report")
+    fix.add_argument("--undo", action="store_true", help="undo the last fix")
+    fix.add_argument("--no-verify", action="store_true", help="only change the scene, do not simulate")
+    fix.set_defaults(handler=_cmd_fix)
     compare = commands.add_parser("compare", help="render real | reconstruction | simulation side by side")
     compare.add_argument("out_dir", help="an output folder with report.json")
     compare.add_argument("-q", "--quiet", action="store_true", help="no progress output")

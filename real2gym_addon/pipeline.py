@@ -19,6 +19,7 @@ from pathlib import Path
 from .demo import load_demo
 from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
+from .fixes.suggest import suggest_fixes
 from .geometry.stage import run_geometry
 from .progress import Progress
 from .scene import SceneDescription
@@ -139,7 +140,10 @@ class PipelineRun:
             scene.stages["blender"] = time.perf_counter() - started
         self.progress.step("writing report.json", 0.95)
         scene.warnings = self.log.as_report()
-        write_json_atomic(staging / REPORT_NAME, scene.to_report())
+        report = scene.to_report()
+        if "verification" in report:
+            report["verification"]["suggestions"] = suggest_fixes(report)
+        write_json_atomic(staging / REPORT_NAME, report)
         self._output.commit()
         self.progress.step("done", 1.0)
         return self._output.path / REPORT_NAME

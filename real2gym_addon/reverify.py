@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .demo import Camera
 from .errors import OutputError, Real2GymError
 from .files import OutputFolder, write_json_atomic
+from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
 from .pipeline import MJCF_NAME, REPORT_NAME
 from .verify.run import Verification, verify_scene
@@ -40,17 +42,31 @@ def camera_from_report(report: dict) -> Camera:
     return Camera(int(c["width"]), int(c["height"]), c["fx"], c["fy"], c["cx"], c["cy"])
 
 
-def reverify(out_dir: Path | str, masses: dict[str, float] | None = None) -> tuple[dict, Verification]:
+def reverify(
+    out_dir: Path | str,
+    masses: dict[str, float] | None = None,
+    edit: Callable[[dict], object] | None = None,
+    verify: bool = True,
+) -> tuple[dict, Verification | None]:
     """Exports and simulates the scene of a finished run again and updates its report.
 
     Args:
         out_dir: The run's output folder.
         masses: Object name -> kg overrides.
+        edit: Changes the report (fixes) before verifying; nothing is written if it raises.
+        verify: False to only write the edited report (no simulation).
 
     Returns:
-        The updated report and the verification.
+        The updated report and the verification (None when ``verify`` is False).
     """
     report = read_report(out_dir)
+    if edit is not None:
+        edit(report)
+    if not verify:
+        output = OutputFolder(out_dir)
+        with output:
+            write_json_atomic(output.staging / REPORT_NAME, report)
+        return report, None
     geometry = geometry_from_report(report)
     unknown = set(masses or {}) - {o.name for o in geometry.objects}
     if unknown:
@@ -63,6 +79,7 @@ def reverify(out_dir: Path | str, masses: dict[str, float] | None = None) -> tup
             output.staging / MJCF_NAME, masses,
         )  # fmt: skip
         report["verification"] = verification.to_report(f"{MJCF_NAME}/scene.xml")
+        report["verification"]["suggestions"] = suggest_fixes(report)
         report.setdefault("artifacts", {})["mjcf"] = f"{MJCF_NAME}/scene.xml"
         report.setdefault("timing", {}).setdefault("stages_s", {})["verify"] = time.perf_counter() - started
         write_json_atomic(output.staging / REPORT_NAME, report)

@@ -54,8 +54,9 @@ class Shape:
         vertices: For ``mesh``: ``Nx3`` local vertices of a closed hull; else None.
         fit_error: The fit's residual (silhouette 1 - IoU, lower is better).
         collision: ``primitives`` (boxes and cylinders; a container's walls
-            stay open) or ``hull`` (one convex hull of the visual mesh, which
-            closes a container's opening).
+            stay open), ``hull`` (one convex hull of the visual mesh, which
+            closes a container's opening) or ``coacd`` (the convex pieces in ``hulls``).
+        hulls: For ``coacd``: the convex pieces' vertices (``Nx3`` each, local frame).
     """
 
     kind: str
@@ -64,6 +65,7 @@ class Shape:
     vertices: np.ndarray | None = None
     fit_error: float = 0.0
     collision: str = "primitives"
+    hulls: list[np.ndarray] | None = None
 
     @property
     def is_container(self) -> bool:
@@ -82,6 +84,8 @@ class Shape:
         }
         if self.vertices is not None:
             entry["vertices"] = np.round(self.vertices, 5).tolist()
+        if self.hulls:
+            entry["hulls"] = [np.round(h, 5).tolist() for h in self.hulls]
         return entry
 
     @classmethod
@@ -95,12 +99,13 @@ class Shape:
             vertices=None if vertices is None else np.asarray(vertices, float),
             fit_error=float(entry.get("fit_error", 0.0)),
             collision=entry.get("collision_mode", "primitives"),
+            hulls=[np.asarray(h, float) for h in entry["hulls"]] if entry.get("hulls") else None,
         )
 
     def collision_pieces(self) -> list[CollisionPiece]:
         """The collision description in the local frame (empty for ``hull``: the mesh itself collides)."""
         sx, sy, sz = self.size
-        if self.collision == "hull":
+        if self.collision in ("hull", "coacd"):
             return []
         if self.kind == "box" or (self.kind == "mesh" and self.vertices is None):
             return [CollisionPiece("box", (sx / 2, sy / 2, sz / 2), (0.0, 0.0, 0.0))]

@@ -115,12 +115,23 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
     body.add_geom(name=mesh_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name, contype=0, conaffinity=0,
                   group=1, density=0.0, rgba=colour)  # fmt: skip
     pieces = shape.collision_pieces()
-    volume = mesh.convex_hull.volume if shape.collision == "hull" else sum(_piece_volume(p) for p in pieces)
+    if shape.collision == "hull":
+        volume = mesh.convex_hull.volume
+    elif shape.collision == "coacd":
+        volume = sum(_hull_volume(h) for h in shape.hulls or [])
+    else:
+        volume = sum(_piece_volume(p) for p in pieces)
     if not np.isfinite(volume) or volume <= 1e-9 or min(shape.size) <= 1e-5:
         raise ExportError(
             f"object '{obj.name}' has zero volume (size {list(shape.size)}); fix its shape or collision"
         )
     density = obj.mass / volume if obj.mass else obj.density
+    for index, hull in enumerate(shape.hulls or [] if shape.collision == "coacd" else []):
+        hull_name = f"{body_name}_collision_hull_{index}"
+        spec.add_mesh(name=hull_name, uservert=np.asarray(hull, float).ravel().tolist())
+        body.add_geom(name=hull_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=hull_name, density=density,
+                      friction=[obj.friction, 0.005, 0.0001], group=3, solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP,
+                      rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     if shape.collision == "hull":
         body.add_geom(name=f"{body_name}_collision_hull", type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name,
                       density=density, friction=[obj.friction, 0.005, 0.0001], group=3, solref=CONTACT_SOLREF,
@@ -131,6 +142,12 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
                       quat=_quat(piece.yaw), density=density, friction=[obj.friction, 0.005, 0.0001],
                       condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
+
+
+def _hull_volume(vertices) -> float:
+    import trimesh
+
+    return float(trimesh.convex.convex_hull(np.asarray(vertices)).volume)
 
 
 def _piece_volume(piece) -> float:

@@ -1,0 +1,233 @@
+"""Fixes to a finished run's scene, made on its report.json and logged.
+
+Each fix changes the scene description (an object's shape, size, collision or
+motion, or a keyframe), records what it changed in ``report["edit_log"]`` (and
+the object's ``edits``) with the values before, and can be undone. The Blender
+panel, the command line (``real2gym fix``) and scripts all apply fixes here, so
+a fix recorded on one run can be applied to another.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+
+import numpy as np
+
+from ..errors import Real2GymError
+from ..geometry.shapes import Shape
+from .collision import set_collision
+from .probe import opening_probe
+
+FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe")
+SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
+
+
+class FixError(Real2GymError):
+    """A fix cannot be applied; nothing was changed."""
+
+
+def find_object(report: dict, name: str) -> dict:
+    """The report's entry of object ``name``."""
+    for entry in report.get("objects", []):
+        if entry["name"] == name:
+            return entry
+    names = ", ".join(o["name"] for o in report.get("objects", [])) or "none"
+    raise FixError(f"no object named '{name}' in this run (objects: {names})")
+
+
+def _write_shape(entry: dict, shape: Shape) -> None:
+    for key in ("vertices", "hulls"):
+        entry.pop(key, None)
+    entry.update(shape.to_report())
+
+
+def _camera_from_world(report: dict) -> np.ndarray:
+    return np.linalg.inv(np.asarray(report["camera"]["world_from_camera"], float))
+
+
+def _set_positions(report: dict, entry: dict, positions: np.ndarray) -> None:
+    camera_from_world = _camera_from_world(report)
+    for frame, position in zip(entry["frames"], positions, strict=True):
+        frame["position_world"] = np.round(position, 5).tolist()
+        frame["position_cam"] = np.round(
+            camera_from_world[:3, :3] @ position + camera_from_world[:3, 3], 5
+        ).tolist()
+
+
+def _positions(entry: dict) -> np.ndarray:
+    return np.array([f["position_world"] for f in entry["frames"]], float)
+
+
+def radius_scale(report: dict, name: str, factor: float) -> None:
+    """Scales a container's radius, keeping its bottom and its wall thickness."""
+    entry = find_object(report, name)
+    shape = Shape.from_report(entry)
+    if not shape.is_container:
+        raise FixError(f"object '{name}' is a {shape.kind}, not a container; use a scale fix instead")
+    if not np.isfinite(factor) or factor <= 0:
+        raise FixError(f"the radius scale must be positive, got {factor}")
+    wall = shape.params["wall_thickness"]
+    inner = shape.params["inner_radius"] * factor
+    if inner <= 0.001:
+        raise FixError(f"object '{name}': a radius scale of {factor} leaves no opening")
+    shape.params.update(inner_radius=inner, outer_radius=inner + wall)
+    shape.size = (2 * (inner + wall), 2 * (inner + wall), shape.size[2])
+    _write_shape(entry, shape)
+
+
+def scale(report: dict, name: str, factors: tuple[float, float, float]) -> None:
+    """Scales an object about its base (its bottom stays on its support)."""
+    entry = find_object(report, name)
+    shape = Shape.from_report(entry)
+    factors = tuple(float(f) for f in factors)
+    if len(factors) != 3 or not all(np.isfinite(f) and f > 0 for f in factors):
+        raise FixError(f"scale factors must be three positive numbers, got {list(factors)}")
+    round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+    if round_ and abs(factors[0] - factors[1]) > 1e-9:
+        raise FixError(f"object '{name}' is round ({shape.kind}): scale x and y by the same factor")
+    old_height = shape.size[2]
+    shape.size = tuple(s * f for s, f in zip(shape.size, factors, strict=True))
+    for key in ("radius", "outer_radius", "inner_radius"):
+        if key in shape.params:
+            shape.params[key] *= factors[0]
+    if "bottom_thickness" in shape.params:
+        shape.params["bottom_thickness"] *= factors[2]
+    if shape.vertices is not None:
+        shape.vertices = shape.vertices * np.array(factors)
+    shape.hulls = [h * np.array(factors) for h in shape.hulls] if shape.hulls else None
+    _write_shape(entry, shape)
+    positions = _positions(entry)
+    positions[:, 2] += (shape.size[2] - old_height) / 2
+    _set_positions(report, entry, positions)
+
+
+def offset(
+    report: dict, name: str, delta: tuple[float, float, float], frame: int | None, blend: int = 5
+) -> None:
+    """Moves an object by ``delta`` (world, m) from ``frame`` on (blended over ``blend`` frames), or everywhere."""
+    entry = find_object(report, name)
+    positions = _positions(entry)
+    count = len(positions)
+    if frame is not None and not 0 <= frame < count:
+        raise FixError(f"frame {frame} is outside the video (frames 0 to {count - 1})")
+    weights = np.ones(count)
+    if frame is not None:
+        ramp = np.clip((np.arange(count) - (frame - blend)) / max(blend, 1), 0.0, 1.0)
+        weights = ramp if blend > 0 else (np.arange(count) >= frame).astype(float)
+    positions += weights[:, None] * np.asarray(delta, float)
+    _set_positions(report, entry, positions)
+    if entry.get("static"):
+        entry["static"] = frame is None
+
+
+def collision(
+    report: dict, name: str, mode: str, threshold: float = 0.05, max_pieces: int = 16
+) -> dict | None:
+    """Replaces an object's collision; for a container, runs the opening probe and returns its result."""
+    entry = find_object(report, name)
+    shape = set_collision(Shape.from_report(entry), mode, threshold, max_pieces)
+    _write_shape(entry, shape)
+    if shape.is_container:
+        result = opening_probe(shape)
+        entry["opening_probe"] = result
+        return result
+    return None
+
+
+def keyframe(report: dict, name: str, event: str, frame: int | None) -> None:
+    """Moves (or adds) the ``event`` keyframe of an object to ``frame``; None deletes it."""
+    find_object(report, name)
+    count = report["video"]["frames"]
+    if frame is not None and not 0 <= frame < count:
+        raise FixError(f"keyframe frame {frame} is outside the video (frames 0 to {count - 1})")
+    keyframes = [k for k in report.get("keyframes", []) if not (k["event"] == event and k["object"] == name)]
+    if frame is not None:
+        keyframes.append({"frame": int(frame), "event": event, "object": name})
+    report["keyframes"] = sorted(keyframes, key=lambda k: k["frame"])
+
+
+def apply_fix(report: dict, fix: dict) -> dict:
+    """Applies one fix to ``report`` (in place) and logs it.
+
+    Args:
+        report: The run's report.json content.
+        fix: ``{"kind": one of FIX_KINDS, "object": name, ...arguments}``: ``factor``
+            (radius_scale), ``factors`` (scale), ``delta``, ``frame``, ``blend``
+            (offset), ``mode``, ``threshold``, ``max_pieces`` (collision), ``event``,
+            ``frame`` (keyframe).
+
+    Returns:
+        The edit-log entry.
+
+    Raises:
+        FixError: The fix does not apply; ``report`` is unchanged.
+    """
+    kind, name = fix.get("kind"), fix.get("object")
+    if kind not in FIX_KINDS:
+        raise FixError(f"unknown fix {kind!r}; use one of {', '.join(FIX_KINDS)}")
+    entry = find_object(report, name)
+    before = {k: copy.deepcopy(entry[k]) for k in SHAPE_FIELDS if k in entry}
+    before_keyframes = copy.deepcopy(report.get("keyframes", []))
+    probe = None
+    try:
+        if kind == "radius_scale":
+            radius_scale(report, name, float(fix["factor"]))
+        elif kind == "scale":
+            scale(report, name, tuple(fix["factors"]))
+        elif kind == "offset":
+            offset(report, name, tuple(fix["delta"]), fix.get("frame"), int(fix.get("blend", 5)))
+        elif kind == "collision":
+            probe = collision(
+                report, name, fix["mode"], float(fix.get("threshold", 0.05)), int(fix.get("max_pieces", 16))
+            )
+        else:
+            keyframe(report, name, fix["event"], fix.get("frame"))
+    except (KeyError, TypeError, ValueError) as e:
+        _restore(report, entry, before, before_keyframes)
+        raise FixError(f"fix '{kind}' on '{name}' is missing or has a bad argument ({e})") from e
+    except Real2GymError:
+        _restore(report, entry, before, before_keyframes)
+        raise
+    log_entry = {
+        "kind": kind,
+        "object": name,
+        "args": {k: v for k, v in fix.items() if k not in ("kind", "object")},
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "before": before,
+        "before_keyframes": before_keyframes,
+    }
+    if probe is not None:
+        log_entry["opening_probe"] = probe
+    report.setdefault("edit_log", []).append(log_entry)
+    entry.setdefault("edits", []).append({k: log_entry[k] for k in ("kind", "args", "time")})
+    return log_entry
+
+
+def _restore(report: dict, entry: dict, before: dict, keyframes: list) -> None:
+    for key in SHAPE_FIELDS:
+        entry.pop(key, None)
+    entry.update(copy.deepcopy(before))
+    report["keyframes"] = copy.deepcopy(keyframes)
+
+
+def undo_last(report: dict) -> dict:
+    """Reverts the last logged fix; returns its log entry.
+
+    Raises:
+        FixError: Nothing to undo.
+    """
+    log = report.get("edit_log") or []
+    if not log:
+        raise FixError("there is no fix to undo in this run")
+    last = log.pop()
+    entry = find_object(report, last["object"])
+    _restore(report, entry, last["before"], last["before_keyframes"])
+    if entry.get("edits"):
+        entry["edits"].pop()
+    return last
+
+
+def recorded_fixes(report: dict) -> list[dict]:
+    """The fixes logged in a report, ready for :func:`apply_fix` on another run."""
+    return [{"kind": e["kind"], "object": e["object"], **e["args"]} for e in report.get("edit_log", [])]

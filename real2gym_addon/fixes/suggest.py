@@ -1,0 +1,111 @@
+"""Suggested fixes after a failed verification, computed from the check figures.
+
+Nothing here knows a particular scene: each rule reads the failed check's
+figures and the objects' sizes and says what to change, by how much, and at
+which keyframe, with the fix ready to apply (:func:`..edits.apply_fix`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..geometry.shapes import Shape
+from .edits import find_object
+
+CLEARANCE = 0.004
+"""Room (m) left around an object that must pass through an opening."""
+
+
+def _keyframe(report: dict, event: str, name: str) -> int | None:
+    return next(
+        (k["frame"] for k in report.get("keyframes", []) if k["event"] == event and k["object"] == name), None
+    )
+
+
+def _half_diagonal(shape: Shape) -> float:
+    return float(np.hypot(shape.size[0], shape.size[1]) / 2)
+
+
+def suggest_fixes(report: dict) -> list[dict]:
+    """Returns suggestions ``{"text", "check", "frame", "fix"}`` for the failed checks of a report."""
+    verification = report.get("verification") or {}
+    checks = verification.get("checks", {})
+    task = report.get("task", {})
+    moved_name, target_name = task.get("object"), task.get("target")
+    suggestions: list[dict] = []
+    if not moved_name or not checks:
+        return suggestions
+    moved = Shape.from_report(find_object(report, moved_name))
+    target_entry = find_object(report, target_name) if target_name else None
+    target = Shape.from_report(target_entry) if target_entry else None
+    release = _keyframe(report, "release", moved_name)
+    contact = _keyframe(report, "contact", moved_name)
+    failing = {name for name, check in checks.items() if not check.get("passed", True)}
+
+    if target is not None and target.is_container and failing & {"task_success", "penetration"}:
+        if target.collision == "hull" or (target_entry.get("opening_probe") or {}).get("passed") is False:
+            suggestions.append({
+                "text": f"the {target_name}'s collision is one convex hull, which closes its opening: "
+                        f"replace it with wall pieces that keep the cavity open",
+                "check": "task_success", "frame": contact or release,
+                "fix": {"kind": "collision", "object": target_name, "mode": "walls"},
+            })  # fmt: skip
+        else:
+            inner = target.params.get("inner_radius", target.size[0] / 2)
+            needed = _half_diagonal(moved) + CLEARANCE
+            if needed > inner:
+                factor = round(needed / inner, 3)
+                where = checks.get("penetration", {})
+                frame = (
+                    where.get("frame", contact or release) if "penetration" in failing else contact or release
+                )
+                symptom = (
+                    f"penetration {where.get('max_m', 0.0) * 1000:.0f} mm between {moved_name} and {target_name} at frame {frame}"
+                    if "penetration" in failing
+                    else f"the {moved_name} does not get into the {target_name} (release at frame {release})"
+                )
+                suggestions.append({
+                    "text": f"{symptom}: the {target_name}'s inner radius is {(needed - CLEARANCE - inner) * 1000:.0f} mm "
+                            f"smaller than the {moved_name}'s half-diagonal; scale its rim by {factor}?",
+                    "check": "task_success" if "task_success" in failing else "penetration", "frame": frame,
+                    "fix": {"kind": "radius_scale", "object": target_name, "factor": factor},
+                })  # fmt: skip
+
+    penetration = checks.get("penetration", {})
+    if "penetration" in failing and penetration.get("frame") == 0 and not suggestions:
+        name = penetration.get("object", moved_name)
+        depth = penetration.get("max_m", 0.0)
+        suggestions.append({
+            "text": f"'{name}' starts {depth * 1000:.1f} mm inside its support: move it up by that much",
+            "check": "penetration", "frame": 0,
+            "fix": {"kind": "offset", "object": name, "delta": [0.0, 0.0, round(depth + 0.0005, 4)], "frame": None},
+        })  # fmt: skip
+
+    grasp = checks.get("grasp_held", {})
+    grasp_frame = _keyframe(report, "grasp", moved_name)
+    gripper = report.get("gripper")
+    if "grasp_held" in failing and grasp_frame is not None and gripper:
+        entry = find_object(report, moved_name)
+        object_at = np.array(entry["frames"][grasp_frame]["position_world"])
+        gripper_at = np.array(gripper["frames"][grasp_frame]["position_world"])
+        miss = gripper_at[:2] - object_at[:2]
+        if np.linalg.norm(miss) > 0.005:
+            suggestions.append({
+                "text": f"the {moved_name} is {np.linalg.norm(miss) * 100:.1f} cm from the gripper's centre at the "
+                        f"grasp (frame {grasp_frame}); move it there from the grasp on?",
+                "check": "grasp_held", "frame": grasp_frame,
+                "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
+                        round(float(miss[1]), 4), 0.0], "frame": grasp_frame},
+            })  # fmt: skip
+        elif (
+            grasp.get("first_frame_without_contact") is not None
+            and grasp["first_frame_without_contact"] <= grasp_frame + 3
+        ):
+            later = grasp_frame + 3
+            suggestions.append({
+                "text": f"the fingers touch the {moved_name} only after the grasp keyframe (frame {grasp_frame}); "
+                        f"move the grasp to frame {later}?",
+                "check": "grasp_held", "frame": grasp_frame,
+                "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
+            })  # fmt: skip
+    return suggestions
