@@ -5,6 +5,8 @@ objects become plain records here. Operators and panels call these functions;
 they never build Blender data from core results themselves.
 """
 
-from .properties import CLASSES
+from . import preferences, properties
+
+CLASSES = [*properties.CLASSES, *preferences.CLASSES]
 
 __all__ = ["CLASSES"]

@@ -10,14 +10,19 @@ was.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import bpy
 
-from ..real2gym_addon.pipeline import PipelineRun
+from ..real2gym_addon.errors import Real2GymError
+from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.scene import SceneDescription
+from ..real2gym_addon.segmentation.backends import SegmentationOptions
+from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME, write_overlays
 from . import properties
+from .overlays import show_overlays
 from .video_scene import build_video_scene
 
 _RENDER_SETTINGS = (
@@ -73,6 +78,12 @@ def _write_into(scene: bpy.types.Scene, out_dir: Path):
         state.video_frames = description.video.frames
         state.video_fps = description.video.fps
         state.status = f"Loaded {description.video.frames} frames at {description.video.fps:g} fps"
+        segmentation = description.segmentation
+        state.segmentation_status = (
+            f"{len(segmentation['objects'])} objects segmented ({segmentation['backend']})"
+            if segmentation
+            else ""
+        )
         save_blend_copy(path)
 
     return write
@@ -99,27 +110,71 @@ def finish_in_scene(run: PipelineRun, scene: bpy.types.Scene) -> Path:
         raise
 
 
+def _segmented_objects(run: PipelineRun) -> list[tuple[str, str]]:
+    section = run.scene.segmentation if run.scene is not None else None
+    if not section:
+        return []
+    return [(obj["name"], obj["masks"]) for obj in section.get("objects", [])]
+
+
+def _show_masks(scene: bpy.types.Scene, run: PipelineRun, frames: dict[str, int]) -> None:
+    """Shows the overlays in the scene and saves scene.blend again, so that it shows them too."""
+    visible = {p.name: p.show_mask for p in scene.real2gym.object_prompts}
+    show_overlays(scene, run.out_dir / OVERLAYS_NAME, frames, visible)
+    blend = run.scene.artifacts.get("blend")
+    if blend:
+        save_blend_copy(run.out_dir.resolve() / blend)
+
+
+def _write_overlays(run: PipelineRun, colors: Mapping[str, Sequence[float]] | None, progress: Progress):
+    """Writes the run's mask overlays; a failure becomes a warning (the masks are committed)."""
+    objects = _segmented_objects(run)
+    if not objects:
+        return {}
+    try:
+        return write_overlays(run.out_dir, objects, colors, progress)
+    except Real2GymError as e:
+        run.log.warn("segmentation", f"the masks were written but cannot be shown: {e}")
+        return {}
+
+
 def run_in_scene(
-    scene: bpy.types.Scene, demo_dir: str | Path, out_dir: str | Path, progress: Progress | None = None
+    scene: bpy.types.Scene,
+    demo_dir: str | Path,
+    out_dir: str | Path,
+    progress: Progress | None = None,
+    segmentation: SegmentationOptions | None = None,
+    last_stage: str = STAGES[-1],
+    mask_colors: Mapping[str, Sequence[float]] | None = None,
 ) -> PipelineRun:
-    """Runs the whole pipeline synchronously into ``scene`` (``blender -b``, scripts).
+    """Runs the pipeline synchronously into ``scene`` (``blender -b``, scripts).
+
+    When the run segments, the masks are shown over the video afterwards
+    (coloured overlays in the camera view).
 
     Args:
         scene: The scene to build into.
         demo_dir: The demo folder.
         out_dir: The output folder.
         progress: Receives progress; may be None.
+        segmentation: The segmentation backend and its settings; the default when None.
+        last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
+        mask_colors: sRGB ``(r, g, b)`` in [0, 1] of each object's overlay, by name.
 
     Returns:
         The finished run (its ``scene`` is the description, ``log`` the warnings).
     """
-    run = PipelineRun(demo_dir, out_dir, progress)
+    progress = progress or Progress()
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage)
     try:
         run.analyse()
     except BaseException:
         run.abort()
         raise
     finish_in_scene(run, scene)
+    frames = _write_overlays(run, mask_colors, Progress())
+    if frames:
+        _show_masks(scene, run, frames)
     return run
 
 
@@ -139,27 +194,47 @@ def headless_blend_writer(out_dir: str | Path):
 
 
 class BackgroundRun:
-    """A run whose analysis happens in a worker thread, for the GUI.
+    """A run whose slow parts happen in worker threads, for the GUI.
 
-    The modal operator starts it, polls :attr:`done` from a timer, shows
-    :attr:`progress`, and calls :meth:`finish` on the main thread.
+    Four phases: the analysis (worker thread), building the scene and
+    committing the output (main thread), colouring the masks (worker thread,
+    when the run segments), showing them (main thread). The modal operator
+    starts it, and on each timer tick shows :attr:`progress` and, once
+    :attr:`done`, calls :meth:`advance` on the main thread until it returns True.
 
     Args:
         demo_dir: The demo folder.
         out_dir: The output folder.
+        segmentation: The segmentation backend and its settings; the default when None.
+        last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
+        mask_colors: sRGB ``(r, g, b)`` in [0, 1] of each object's overlay, by name.
     """
 
-    def __init__(self, demo_dir: str | Path, out_dir: str | Path) -> None:
+    def __init__(
+        self,
+        demo_dir: str | Path,
+        out_dir: str | Path,
+        segmentation: SegmentationOptions | None = None,
+        last_stage: str = STAGES[-1],
+        mask_colors: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
         self.progress = Progress()
-        self.run = PipelineRun(demo_dir, out_dir, self.progress)
+        self.run = PipelineRun(demo_dir, out_dir, self.progress, segmentation, last_stage)
+        self.report: Path | None = None
         self.error: BaseException | None = None
+        self._mask_colors = dict(mask_colors or {})
+        self._frames: dict[str, int] = {}
+        self._phase = "analyse"
         self._thread = threading.Thread(target=self._analyse, name="real2gym-analyse", daemon=True)
 
     def _analyse(self) -> None:
         try:
             self.run.analyse()
-        except BaseException as e:  # handed to the main thread in finish()
+        except BaseException as e:  # handed to the main thread in advance()
             self.error = e
+
+    def _colour_masks(self) -> None:
+        self._frames = _write_overlays(self.run, self._mask_colors, self.progress)
 
     def start(self) -> None:
         """Starts the analysis in the worker thread."""
@@ -167,17 +242,42 @@ class BackgroundRun:
 
     @property
     def done(self) -> bool:
-        """True once the worker thread has ended."""
+        """True once the current worker thread has ended: call :meth:`advance`."""
         return not self._thread.is_alive()
 
-    def cancel(self) -> None:
-        """Asks the worker to stop at its next progress step."""
-        self.progress.cancel()
+    @property
+    def committed(self) -> bool:
+        """True once the output folder holds the run's results (cancelling no longer undoes them)."""
+        return self._phase != "analyse"
 
-    def finish(self, scene: bpy.types.Scene) -> Path:
-        """Builds the scene and commits (main thread); re-raises the worker's error."""
+    def cancel(self) -> None:
+        """Asks the analysis to stop at its next progress step; no effect once committed."""
+        if not self.committed:
+            self.progress.cancel()
+
+    def advance(self, scene: bpy.types.Scene) -> bool:
+        """Does the next main-thread phase; call when :attr:`done`.
+
+        Returns:
+            True when the whole run is finished (:attr:`report` is set).
+
+        Raises:
+            Real2GymError: The analysis failed or was cancelled; nothing was
+                committed and the scene is as it was.
+        """
         self._thread.join()
-        if self.error is not None:
-            self.run.abort()
-            raise self.error
-        return finish_in_scene(self.run, scene)
+        if self._phase == "analyse":
+            if self.error is not None:
+                self.run.abort()
+                raise self.error
+            self.report = finish_in_scene(self.run, scene)
+            self._phase = "colour"
+            if not _segmented_objects(self.run):
+                return True
+            self.progress = Progress()
+            self._thread = threading.Thread(target=self._colour_masks, name="real2gym-masks", daemon=True)
+            self._thread.start()
+            return False
+        if self._frames:
+            _show_masks(scene, self.run, self._frames)
+        return True

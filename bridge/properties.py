@@ -1,8 +1,9 @@
 """The add-on's state in Blender: one PointerProperty on Scene and one on Object.
 
-``scene.real2gym`` holds the run settings and the last result;
-``object.real2gym`` marks objects the pipeline made and what they stand for.
-Saved with the .blend, so a processed file reopens with its settings.
+``scene.real2gym`` holds the run settings, the segmentation settings, the
+object prompts being edited and the last result; ``object.real2gym`` marks
+objects the pipeline made and what they stand for. Saved with the .blend, so a
+processed file reopens with its settings.
 """
 
 from __future__ import annotations
@@ -10,6 +11,77 @@ from __future__ import annotations
 import bpy
 
 from ..real2gym_addon.prompts import ROLES, SHAPES
+from ..real2gym_addon.segmentation.backends import BACKENDS, DEFAULT_BACKEND
+from ..real2gym_addon.segmentation.overlay import PALETTE
+
+_BACKEND_LABELS = {
+    "classical": ("Classical", "OpenCV colour and depth tracking; works everywhere"),
+    "sam2": ("SAM2", "Meta's SAM2 video predictor; needs torch, sam2 and a checkpoint"),
+    "flow_warp": ("Optical Flow", "The first mask carried along by optical flow (the baseline)"),
+}
+_BACKEND_ITEMS = [(b, *_BACKEND_LABELS[b]) for b in BACKENDS]
+_ROLE_ICONS = {
+    "manipulated": "VIEW_PAN",
+    "container": "MESH_CYLINDER",
+    "support": "MESH_PLANE",
+    "static": "LOCKED",
+}
+_ROLE_ITEMS = [(r, r.title(), f"The object is {r}", _ROLE_ICONS[r], i) for i, r in enumerate(ROLES)]
+DEFAULT_SAM2_CONFIG = "sam2.1_hiera_t"
+
+
+def _show_mask_changed(prompt, context) -> None:
+    from .overlays import set_overlay_visible
+
+    set_overlay_visible(prompt.id_data, prompt.name, prompt.show_mask)
+
+
+class REAL2GYM_PG_prompt_point(bpy.types.PropertyGroup):
+    """A point prompt: a pixel on the object (label 1) or off it (label 0)."""
+
+    x: bpy.props.FloatProperty(name="X", description="Video pixels from the left edge", min=0.0)
+    y: bpy.props.FloatProperty(name="Y", description="Video pixels from the top edge", min=0.0)
+    label: bpy.props.IntProperty(
+        name="Label", description="1: on the object, 0: not on it", min=0, max=1, default=1
+    )
+
+
+class REAL2GYM_PG_object_prompt(bpy.types.PropertyGroup):
+    """One object of prompts.json: what to segment, and how to show its masks.
+
+    ``name`` (the PropertyGroup's own) is the object's name in prompts.json.
+    """
+
+    source_name: bpy.props.StringProperty(
+        name="Name in File", description="The name this object had in prompts.json when loaded"
+    )
+    frame: bpy.props.IntProperty(name="Frame", description="The video frame the box is drawn on", min=0)
+    box: bpy.props.FloatVectorProperty(
+        name="Box",
+        description="x0, y0, x1, y1 in video pixels (x right, y down from the top-left corner)",
+        size=4,
+        min=0.0,
+    )
+    points: bpy.props.CollectionProperty(type=REAL2GYM_PG_prompt_point, name="Points")
+    shape: bpy.props.EnumProperty(
+        name="Shape", items=[(s, s.title(), f"Fit as {s}") for s in SHAPES], default="auto"
+    )
+    role: bpy.props.EnumProperty(name="Role", items=_ROLE_ITEMS, default="manipulated")
+    show_mask: bpy.props.BoolProperty(
+        name="Show Mask",
+        description="Show this object's masks over the video in the camera view",
+        default=True,
+        update=_show_mask_changed,
+    )
+    color: bpy.props.FloatVectorProperty(
+        name="Color",
+        description="Colour of the mask overlay (applied when segmenting)",
+        subtype="COLOR_GAMMA",
+        size=3,
+        min=0.0,
+        max=1.0,
+        default=PALETTE[0],
+    )
 
 
 class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
@@ -32,6 +104,39 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     progress_text: bpy.props.StringProperty(name="Progress Text")
     video_frames: bpy.props.IntProperty(name="Frames", description="Frames in the loaded video")
     video_fps: bpy.props.FloatProperty(name="FPS", description="Frame rate of the loaded video")
+
+    segmentation_backend: bpy.props.EnumProperty(
+        name="Backend",
+        description="How objects are segmented through the video",
+        items=_BACKEND_ITEMS,
+        default=DEFAULT_BACKEND,
+    )
+    sam2_checkpoint: bpy.props.StringProperty(
+        name="SAM2 Checkpoint",
+        description="SAM2 checkpoint (.pt); the add-on preferences' when empty",
+        subtype="FILE_PATH",
+    )
+    sam2_config: bpy.props.StringProperty(
+        name="SAM2 Config", description="SAM2 config name", default=DEFAULT_SAM2_CONFIG
+    )
+    segmentation_device: bpy.props.EnumProperty(
+        name="Device",
+        description="Where SAM2 runs",
+        items=[
+            ("auto", "Auto", "CUDA when available, else the CPU"),
+            ("cpu", "CPU", "The CPU"),
+            ("cuda", "CUDA", "An NVIDIA GPU"),
+        ],
+        default="auto",
+    )
+    object_prompts: bpy.props.CollectionProperty(type=REAL2GYM_PG_object_prompt, name="Object Prompts")
+    active_prompt_index: bpy.props.IntProperty(name="Active Prompt", min=0)
+    segmentation_status: bpy.props.StringProperty(
+        name="Segmentation Status", description="What the last segmentation did"
+    )
+    prompts_dir: bpy.props.StringProperty(
+        name="Prompts Folder", description="The demo folder the object prompts were loaded from"
+    )
 
 
 class REAL2GYM_PG_object(bpy.types.PropertyGroup):
@@ -59,7 +164,7 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
     )
 
 
-CLASSES = [REAL2GYM_PG_scene, REAL2GYM_PG_object]
+CLASSES = [REAL2GYM_PG_prompt_point, REAL2GYM_PG_object_prompt, REAL2GYM_PG_scene, REAL2GYM_PG_object]
 
 
 def attach() -> None:

@@ -142,7 +142,9 @@ def build_video_scene(scene: bpy.types.Scene, description: SceneDescription) -> 
     render.fps = max(1, round(video.fps))
     render.fps_base = render.fps / video.fps
     scene.frame_start, scene.frame_end = 0, video.frames - 1
-    scene.frame_set(0)
+    # A re-run keeps the frame the user is looking at; a first load starts at frame 0.
+    if scene.camera != cam_obj or not 0 <= scene.frame_current < video.frames:
+        scene.frame_set(0)
     scene.camera = cam_obj
     scene.active_clip = clip
     return cam_obj

@@ -1,7 +1,7 @@
 """Blender operators: each reads its properties, calls one bridge function, reports."""
 
-from . import pipeline
+from . import draw_prompt, pipeline, segmentation
 
-CLASSES = [*pipeline.CLASSES]
+CLASSES = [*pipeline.CLASSES, *segmentation.CLASSES, *draw_prompt.CLASSES]
 
 __all__ = ["CLASSES"]

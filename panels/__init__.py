@@ -1,7 +1,7 @@
 """Blender panels: they draw the add-on's state and offer its operators."""
 
-from . import main
+from . import main, segmentation
 
-CLASSES = [*main.CLASSES]
+CLASSES = [*main.CLASSES, *segmentation.CLASSES]
 
 __all__ = ["CLASSES"]

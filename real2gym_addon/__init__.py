@@ -4,14 +4,17 @@ Video, prompts, the scene description, reports and the command line. Nothing in
 this package imports bpy: it runs in plain Python and in Blender alike.
 
 MuJoCo picks its OpenGL backend when it is first imported; on Linux we ask for
-EGL (headless, works with and without a display) unless the user chose one.
+EGL (headless, works with and without a display) when the EGL library is there
+and the user chose no backend. Without it MuJoCo keeps its default, and only
+rendering (``real2gym compare``) is unavailable, with a message saying why.
 """
 
+import ctypes.util as _ctypes_util
 import os as _os
 import sys as _sys
 
-if _sys.platform.startswith("linux"):
-    _os.environ.setdefault("MUJOCO_GL", "egl")
+if _sys.platform.startswith("linux") and "MUJOCO_GL" not in _os.environ and _ctypes_util.find_library("EGL"):
+    _os.environ["MUJOCO_GL"] = "egl"
 
 from .demo import Camera, Demo, load_camera, load_demo
 from .errors import (

@@ -17,7 +17,7 @@
 set -euo pipefail
 
 ROOT="${REAL2GYM_BLENDER_ROOT:-/var/cache/real2gym/trixie-root}"
-PACKAGES="blender,xvfb,xauth,x11-apps,x11-utils,imagemagick,libgl1-mesa-dri,python3-pytest,python3-numpy"
+PACKAGES="blender,xvfb,xauth,x11-apps,x11-utils,imagemagick,libgl1-mesa-dri,libegl1,python3-pytest,python3-numpy"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(dirname "$HERE")"
 
@@ -46,6 +46,7 @@ ensure() {
     fi
     if [ -x "$ROOT/usr/bin/blender" ] && [ -f "$ROOT/.real2gym-ready" ]; then
         [ -e "$ROOT/etc/mtab" ] || ln -sf ../proc/self/mounts "$ROOT/etc/mtab"
+        add_missing_packages
         return 0
     fi
     command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
@@ -58,6 +59,21 @@ ensure() {
     rm -rf "$ROOT"
     mv "$ROOT.partial" "$ROOT"
     touch "$ROOT/.real2gym-ready"
+}
+
+add_missing_packages() {
+    # A root built by an older version of this script lacks some packages: add them.
+    local missing=()
+    for pkg in ${PACKAGES//,/ }; do
+        chroot "$ROOT" dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "real2gym: adding ${missing[*]} to the Blender root" >&2
+    cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    unshare --mount --propagation private /bin/bash -c '
+        mount -t proc proc "$1/proc"; mount --rbind /dev "$1/dev"
+        chroot "$1" /bin/sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $2" >&2
+    ' add "$ROOT" "${missing[*]}"
 }
 
 wrapper_path() {

@@ -6,11 +6,13 @@ predictor, when torch, sam2 and a checkpoint are present) and ``flow_warp``
 """
 
 from .base import ObjectMask, Prompt, VideoSegmenter
+from .classical import ClassicalSegmenter
 from .flow_warp import FlowWarpSegmenter
 from .run import ObjectTrack, Segmentation, segment_demo
 from .sam2_backend import Sam2Segmenter, sam2_status
 
 __all__ = [
+    "ClassicalSegmenter",
     "FlowWarpSegmenter",
     "ObjectMask",
     "ObjectTrack",

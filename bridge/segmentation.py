@@ -1,0 +1,213 @@
+"""Runs on a scene's own settings: its folders, segmentation backend and object prompts.
+
+The operators ``real2gym.run_pipeline`` and ``real2gym.segment`` and scripts
+come here. :func:`segmentation_options` reads the scene's backend choice (the
+SAM2 checkpoint falls back to the add-on preferences'), :func:`backend_availability`
+says whether it can run here and why not (probed once per setting, so panels
+can ask on every redraw), and :func:`prepare_scene_run` checks all that and
+saves the scene's prompts before a run. :func:`run_scene_pipeline` then runs
+synchronously (``blender -b``), :func:`start_scene_pipeline` in the background.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+from pathlib import Path
+
+import bpy
+
+from ..real2gym_addon.errors import Real2GymError, SegmentationError
+from ..real2gym_addon.pipeline import STAGES, PipelineRun
+from ..real2gym_addon.progress import Progress
+from ..real2gym_addon.segmentation.backends import SegmentationOptions, backend_status
+from . import prompts
+from .pipeline import BackgroundRun, run_in_scene
+from .preferences import sam2_defaults
+
+_CORE = __package__.rpartition(".")[0] + ".real2gym_addon.segmentation"
+_BACKEND_MODULES = {"classical": "classical", "sam2": "sam2_backend", "flow_warp": "flow_warp"}
+_status_cache: dict[tuple, tuple[bool, str]] = {}
+
+
+def segmentation_options(scene: bpy.types.Scene) -> SegmentationOptions:
+    """The scene's segmentation settings; an empty SAM2 checkpoint or config falls back to the preferences'."""
+    state = scene.real2gym
+    default_checkpoint, default_config = sam2_defaults()
+    checkpoint = bpy.path.abspath(state.sam2_checkpoint) if state.sam2_checkpoint else default_checkpoint
+    return SegmentationOptions(
+        backend=state.segmentation_backend,
+        sam2_checkpoint=checkpoint,
+        sam2_config=state.sam2_config.strip() or default_config,
+        device=state.segmentation_device,
+    )
+
+
+def _probe(options: SegmentationOptions) -> tuple[bool, str]:
+    module = _BACKEND_MODULES.get(options.backend)
+    if module is not None and importlib.util.find_spec(f"{_CORE}.{module}") is None:
+        return False, f"the {options.backend} backend is not part of this installation"
+    try:
+        return backend_status(options)
+    except ImportError as e:
+        return False, f"the {options.backend} backend cannot be loaded: {e}"
+
+
+def backend_availability(options: SegmentationOptions) -> tuple[bool, str]:
+    """Whether the chosen backend can run here, and why not.
+
+    Probed once per setting (and checkpoint file state), so that panels can ask
+    on every redraw without importing torch each time.
+
+    Args:
+        options: The backend and its settings.
+
+    Returns:
+        ``(available, reason)``; the reason is empty when available.
+    """
+    checkpoint = options.sam2_checkpoint
+    stamp = os.stat(checkpoint).st_mtime if checkpoint and os.path.isfile(checkpoint) else None
+    key = (options, stamp)
+    if key not in _status_cache:
+        _status_cache[key] = _probe(options)
+    return _status_cache[key]
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneRun:
+    """A run prepared from a scene's settings on the main thread.
+
+    Attributes:
+        demo_dir: The demo folder, absolute.
+        out_dir: The output folder, absolute.
+        segmentation: The scene's segmentation settings.
+        last_stage: The last stage to run.
+        mask_colors: Each object's overlay colour (sRGB, 0 to 1), by name.
+        load_prompts: Load the demo's prompts into the scene after the run (it had none).
+    """
+
+    demo_dir: Path
+    out_dir: Path
+    segmentation: SegmentationOptions
+    last_stage: str
+    mask_colors: dict[str, tuple[float, float, float]]
+    load_prompts: bool
+
+
+def prepare_scene_run(
+    scene: bpy.types.Scene, demo_dir: str = "", out_dir: str = "", last_stage: str = STAGES[-1]
+) -> SceneRun:
+    """Checks a scene's run settings and saves its object prompts into the demo folder.
+
+    Args:
+        scene: The scene with the settings (``scene.real2gym``).
+        demo_dir: The demo folder; the scene's when empty.
+        out_dir: The output folder; the scene's when empty.
+        last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
+
+    Returns:
+        What to run.
+
+    Raises:
+        Real2GymError: A folder is not set, the chosen backend cannot run here
+            (the message says why), or the scene's prompts belong to another
+            demo; nothing was changed then.
+    """
+    state = scene.real2gym
+    demo_dir = bpy.path.abspath(demo_dir or state.demo_dir)
+    out_dir = bpy.path.abspath(out_dir or state.out_dir)
+    if not demo_dir or not out_dir:
+        raise Real2GymError("set the demo folder and the output folder first")
+    options = segmentation_options(scene)
+    if STAGES.index(last_stage) >= STAGES.index("segment"):
+        available, reason = backend_availability(options)
+        if not available:
+            raise SegmentationError(f"segmentation backend '{options.backend}' cannot run: {reason}")
+    load_after = prompts.prepare_prompts(scene, demo_dir)
+    return SceneRun(
+        demo_dir=Path(demo_dir).resolve(),
+        out_dir=Path(out_dir).resolve(),
+        segmentation=options,
+        last_stage=last_stage,
+        mask_colors=prompts.mask_colors(scene),
+        load_prompts=load_after,
+    )
+
+
+def _after_run(scene: bpy.types.Scene, request: SceneRun) -> None:
+    if request.load_prompts and not scene.real2gym.object_prompts:
+        prompts.load_prompts(scene, request.demo_dir)
+
+
+def run_scene_pipeline(
+    scene: bpy.types.Scene,
+    demo_dir: str = "",
+    out_dir: str = "",
+    last_stage: str = STAGES[-1],
+    progress: Progress | None = None,
+) -> PipelineRun:
+    """Runs the pipeline synchronously on a scene's settings (``blender -b``, scripts).
+
+    Args:
+        scene: The scene to build into, with the settings.
+        demo_dir: The demo folder; the scene's when empty.
+        out_dir: The output folder; the scene's when empty.
+        last_stage: The last stage to run.
+        progress: Receives progress; may be None.
+
+    Returns:
+        The finished run; when it segmented, the masks are shown over the video.
+
+    Raises:
+        Real2GymError: Bad settings or input; the scene is as it was.
+    """
+    request = prepare_scene_run(scene, demo_dir, out_dir, last_stage)
+    run = run_in_scene(
+        scene,
+        request.demo_dir,
+        request.out_dir,
+        progress,
+        segmentation=request.segmentation,
+        last_stage=request.last_stage,
+        mask_colors=request.mask_colors,
+    )
+    _after_run(scene, request)
+    return run
+
+
+class SceneJob(BackgroundRun):
+    """A :class:`~.pipeline.BackgroundRun` on a scene's settings (see :func:`start_scene_pipeline`)."""
+
+    def __init__(self, request: SceneRun) -> None:
+        super().__init__(
+            request.demo_dir,
+            request.out_dir,
+            segmentation=request.segmentation,
+            last_stage=request.last_stage,
+            mask_colors=request.mask_colors,
+        )
+        self.request = request
+
+    def advance(self, scene: bpy.types.Scene) -> bool:
+        """Like :meth:`BackgroundRun.advance`; loads the demo's prompts into the scene at the end."""
+        finished = super().advance(scene)
+        if finished:
+            _after_run(scene, self.request)
+        return finished
+
+
+def start_scene_pipeline(
+    scene: bpy.types.Scene, demo_dir: str = "", out_dir: str = "", last_stage: str = STAGES[-1]
+) -> SceneJob:
+    """Prepares a run on a scene's settings and starts it in a worker thread (the GUI).
+
+    Returns:
+        The started job: poll it from a modal timer.
+
+    Raises:
+        Real2GymError: Bad settings; nothing was started or changed.
+    """
+    job = SceneJob(prepare_scene_run(scene, demo_dir, out_dir, last_stage))
+    job.start()
+    return job

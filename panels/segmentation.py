@@ -1,0 +1,119 @@
+"""The Segmentation sub-panel of the Real2Gym tab: backend, object prompts, Segment."""
+
+from __future__ import annotations
+
+import textwrap
+
+import bpy
+
+from ..bridge.segmentation import backend_availability, segmentation_options
+
+
+def _wrapped_label(layout, context, text: str, icon: str = "NONE") -> None:
+    """Labels ``text`` over as many lines as the sidebar's width needs."""
+    scale = context.preferences.view.ui_scale
+    width = max(20, int((context.region.width - 50 * scale) / (7.5 * scale)))
+    for index, line in enumerate(textwrap.wrap(text, width) or [""]):
+        layout.label(text=line, icon=icon if index == 0 else "BLANK1")
+
+
+class REAL2GYM_UL_prompts(bpy.types.UIList):
+    """One row per object prompt: colour, name, frame, role, mask visibility."""
+
+    bl_idname = "REAL2GYM_UL_prompts"
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        row = layout.row(align=True)
+        swatch = row.row()
+        swatch.ui_units_x = 1.0
+        swatch.prop(item, "color", text="")
+        row.prop(item, "name", text="", emboss=False)
+        frame = row.row()
+        frame.ui_units_x = 1.8
+        frame.label(text=f"f {item.frame}")
+        role = row.row()
+        role.ui_units_x = 1.9
+        role.prop(item, "role", text="", icon_only=True)
+        row.prop(item, "show_mask", text="", emboss=False, icon="HIDE_OFF" if item.show_mask else "HIDE_ON")
+
+
+class REAL2GYM_PT_segmentation(bpy.types.Panel):
+    """Choose the backend, edit the object prompts, segment and see the masks."""
+
+    bl_idname = "REAL2GYM_PT_segmentation"
+    bl_label = "Segmentation"
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Real2Gym"
+    bl_parent_id = "REAL2GYM_PT_main"
+
+    def draw(self, context):
+        layout = self.layout
+        state = context.scene.real2gym
+        options = segmentation_options(context.scene)
+        available, reason = backend_availability(options)
+
+        column = layout.column()
+        column.prop(state, "segmentation_backend")
+        if not available:
+            greyed = column.column(align=True)
+            greyed.enabled = False
+            _wrapped_label(greyed, context, reason, icon="ERROR")
+        if state.segmentation_backend == "sam2":
+            sam2 = column.column(align=True)
+            sam2.label(text="SAM2 Checkpoint")
+            sam2.prop(state, "sam2_checkpoint", text="")
+            if not state.sam2_checkpoint and options.sam2_checkpoint:
+                hint = sam2.row()
+                hint.enabled = False
+                hint.label(text=f"Preferences: {bpy.path.basename(options.sam2_checkpoint)}")
+            sam2.prop(state, "sam2_config", text="Config")
+            sam2.prop(state, "segmentation_device", text="Device")
+
+        layout.label(text="Object Prompts")
+        row = layout.row()
+        row.template_list(
+            "REAL2GYM_UL_prompts", "", state, "object_prompts", state, "active_prompt_index", rows=3
+        )
+        buttons = row.column(align=True)
+        buttons.operator("real2gym.add_prompt", text="", icon="ADD")
+        buttons.operator("real2gym.remove_prompt", text="", icon="REMOVE")
+        self._draw_active(layout, state)
+
+        files = layout.row(align=True)
+        files.operator("real2gym.load_prompts", icon="IMPORT")
+        files.operator("real2gym.save_prompts", icon="EXPORT")
+        layout.operator("real2gym.draw_prompt_box", icon="SELECT_SET")
+        space = context.space_data
+        if space is not None and space.type == "VIEW_3D" and space.region_3d.view_perspective != "CAMERA":
+            hint = layout.row()
+            hint.enabled = False
+            hint.label(text="Numpad 0: camera view, to draw", icon="INFO")
+
+        if state.running:
+            layout.progress(factor=state.progress, type="BAR", text=state.progress_text or "Working")
+            layout.label(text="Press Esc to cancel", icon="INFO")
+            return
+        row = layout.row()
+        row.scale_y = 1.4
+        row.enabled = available
+        row.operator("real2gym.segment", icon="MOD_MASK")
+        if state.segmentation_status:
+            layout.label(text=state.segmentation_status, icon="CHECKMARK")
+
+    def _draw_active(self, layout, state) -> None:
+        if not 0 <= state.active_prompt_index < len(state.object_prompts):
+            return
+        prompt = state.object_prompts[state.active_prompt_index]
+        column = layout.column(align=True)
+        column.prop(prompt, "frame")
+        column.label(text="Box x0, y0, x1, y1 (video px)")
+        column.row(align=True).prop(prompt, "box", text="")
+        kind = layout.row(align=True)
+        kind.prop(prompt, "role", text="")
+        kind.prop(prompt, "shape", text="")
+        positive = sum(1 for p in prompt.points if p.label)
+        layout.label(text=f"Points: {positive} on the object, {len(prompt.points) - positive} off it")
+
+
+CLASSES = [REAL2GYM_UL_prompts, REAL2GYM_PT_segmentation]

@@ -1,0 +1,204 @@
+"""Editing prompts.json: reading it for an editor and writing edits back safely.
+
+:func:`read_prompts_file` reads the object prompts leniently (a box off the
+image or a frame past the video's end still loads, so that it can be fixed in
+an editor; :func:`~real2gym_addon.demo.load_demo` checks them against the video
+when a run starts). :func:`save_prompts_file` merges edited prompts into the
+file: the task, every field it does not know (per object and at the top level)
+and the file's other content stay as they were. It keeps a one-time backup
+``prompts.json.orig`` of the file as it was before its first overwrite and
+writes atomically, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import DemoFolderError, OutputError
+from .files import write_json_atomic
+from .prompts import ROLES, SHAPES, ObjectPrompt
+
+PROMPTS_NAME = "prompts.json"
+BACKUP_SUFFIX = ".orig"
+
+
+def prompts_path(demo_dir: Path | str) -> Path:
+    """The prompts.json of a demo folder."""
+    return Path(demo_dir) / PROMPTS_NAME
+
+
+def _read_json(path: Path) -> Any:
+    if not path.is_file():
+        raise DemoFolderError(f"{path.name} is missing from the demo folder {path.parent}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise DemoFolderError(
+            f"{path.name} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
+        ) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise DemoFolderError(f"cannot read {path}: {e}") from e
+
+
+def _numbers(value: Any, count: int) -> tuple[float, ...] | None:
+    if not isinstance(value, (list, tuple)) or len(value) != count:
+        return None
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in value):
+        return None
+    return tuple(float(v) for v in value)
+
+
+def _object(entry: Any, index: int) -> ObjectPrompt:
+    if not isinstance(entry, dict):
+        raise DemoFolderError(f"prompts.json: objects[{index}] must be a JSON object")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise DemoFolderError(f"prompts.json: objects[{index}] needs a non-empty 'name'")
+    where = f"prompts.json, object '{name}'"
+    frame = entry.get("frame", 0)
+    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
+        raise DemoFolderError(f"{where}: 'frame' must be a frame number (0 or more), got {frame!r}")
+    box = _numbers(entry.get("box", [0, 0, 0, 0]), 4)
+    if box is None:
+        raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
+    points = []
+    for p_index, point in enumerate(entry.get("points") or []):
+        values = _numbers(point, 3)
+        if values is None or values[2] not in (0, 1):
+            raise DemoFolderError(f"{where}: points[{p_index}] must be [x, y, label] with label 0 or 1")
+        points.append((values[0], values[1], int(values[2])))
+    shape, role = entry.get("shape", "auto"), entry.get("role", "manipulated")
+    if shape not in SHAPES:
+        raise DemoFolderError(f"{where}: unknown shape {shape!r}; use one of {', '.join(SHAPES)}")
+    if role not in ROLES:
+        raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
+    return ObjectPrompt(name=name, frame=frame, box=box, points=tuple(points), shape=shape, role=role)
+
+
+def read_prompts_file(demo_dir: Path | str) -> list[ObjectPrompt]:
+    """Reads the object prompts of a demo folder for editing.
+
+    Checks the structure only (names, numbers, shapes, roles), not the boxes
+    against the video: a run checks those.
+
+    Args:
+        demo_dir: The demo folder.
+
+    Returns:
+        The object prompts in file order; boxes and points in video pixels
+        (x right, y down from the top-left corner).
+
+    Raises:
+        DemoFolderError: The file is missing, not JSON, or an entry is malformed;
+            the message names the object.
+    """
+    data = _read_json(prompts_path(demo_dir))
+    if not isinstance(data, dict) or not isinstance(data.get("objects"), list):
+        raise DemoFolderError("prompts.json must hold an 'objects' list")
+    return [_object(entry, i) for i, entry in enumerate(data["objects"])]
+
+
+def _number(value: float) -> float | int:
+    value = round(float(value), 2)
+    return int(value) if value.is_integer() else value
+
+
+def _merged(data: dict, edits: Sequence[tuple[ObjectPrompt, str | None]]) -> dict:
+    known = {}
+    for entry in data.get("objects") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            known.setdefault(entry["name"], entry)
+    objects, renamed = [], {}
+    for prompt, previous in edits:
+        entry = dict(known.get(previous or prompt.name, {}))
+        entry.update(
+            name=prompt.name,
+            frame=int(prompt.frame),
+            box=[_number(v) for v in prompt.box],
+            shape=prompt.shape,
+            role=prompt.role,
+        )
+        if prompt.points:
+            entry["points"] = [[_number(x), _number(y), int(label)] for x, y, label in prompt.points]
+        else:
+            entry.pop("points", None)
+        objects.append(entry)
+        if previous and previous != prompt.name:
+            renamed[previous] = prompt.name
+    merged = dict(data)
+    merged["objects"] = objects
+    task = merged.get("task")
+    if isinstance(task, dict) and renamed:
+        merged["task"] = {k: renamed.get(v, v) if k in ("object", "target") else v for k, v in task.items()}
+    return merged
+
+
+def _backup(path: Path) -> None:
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    if backup.exists() or not path.is_file():
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{backup.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        shutil.copy2(path, tmp)
+        os.replace(tmp, backup)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_prompts_file(demo_dir: Path | str, edits: Sequence[tuple[ObjectPrompt, str | None]]) -> bool:
+    """Writes edited object prompts into a demo folder's prompts.json.
+
+    The objects in the file become ``edits``, in that order. Each keeps the
+    fields of the file's entry it was loaded from (found by its previous name)
+    that the editor does not know; the task and the file's other top-level
+    fields are kept, and a renamed object is renamed in the task too. Before the
+    first overwrite the file is copied to ``prompts.json.orig``; later saves
+    keep that copy. Nothing is written when nothing changed.
+
+    Args:
+        demo_dir: The demo folder.
+        edits: Per object, its prompt (box and points in video pixels, x right,
+            y down) and the name it had in the file (None for a new object).
+
+    Returns:
+        True when the file was written.
+
+    Raises:
+        DemoFolderError: Two objects share a name, or a name is empty.
+        OutputError: The demo folder cannot be written.
+    """
+    names = [prompt.name for prompt, _ in edits]
+    if any(not name.strip() for name in names):
+        raise DemoFolderError("every object prompt needs a name")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise DemoFolderError(f"object names must be unique; rename the repeated: {', '.join(repeated)}")
+    path = prompts_path(demo_dir)
+    data: Any = {}
+    if path.is_file():
+        try:
+            data = _read_json(path)
+        except DemoFolderError:
+            data = {}  # unreadable: the backup keeps it, the edits replace it
+    if not isinstance(data, dict):
+        data = {}
+    merged = _merged(data, edits)
+    if merged == data:
+        return False
+    try:
+        _backup(path)
+        write_json_atomic(path, merged)
+    except OSError as e:
+        raise OutputError(
+            f"cannot write {path}: {e.strerror or e}; check the demo folder's permissions"
+        ) from e
+    return True

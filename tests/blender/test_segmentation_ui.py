@@ -1,0 +1,259 @@
+"""The Segmentation panel's Blender side: prompts in the scene, Segment, the mask overlays."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import bpy
+import pytest
+
+MODULE = "bl_ext.user_default.real2gym"
+BACKEND = "classical"
+
+
+def _bridge(name: str):
+    return importlib.import_module(f"{MODULE}.bridge.{name}")
+
+
+def _scene_state(scene) -> dict:
+    return {
+        "camera": scene.camera.name if scene.camera else None,
+        "objects": sorted(o.name for o in bpy.data.objects),
+        "images": sorted(i.name for i in bpy.data.images),
+        "clips": sorted(c.name for c in bpy.data.movieclips),
+        "prompts": [(p.name, tuple(p.box)) for p in scene.real2gym.object_prompts],
+    }
+
+
+def _overlays(scene) -> list:
+    camera = scene.camera
+    return [bg for bg in camera.data.background_images if bg.source == "IMAGE"]
+
+
+@pytest.fixture
+def demo_scene(empty_scene, tiny_demo: Path, tmp_path: Path):
+    """The empty scene set to the tiny demo, with an output folder and a backend that runs here."""
+    state = empty_scene.real2gym
+    state.demo_dir = str(tiny_demo)
+    state.out_dir = str(tmp_path / "out")
+    state.segmentation_backend = BACKEND
+    return empty_scene
+
+
+def test_load_edit_and_save_prompts(demo_scene, tiny_demo: Path) -> None:
+    path = tiny_demo / "prompts.json"
+    data = json.loads(path.read_text())
+    data["objects"][0]["notes"] = "kept"  # a field the editor does not know
+    data["source"] = "hand-labelled"
+    path.write_text(json.dumps(data))
+    original = path.read_bytes()
+
+    assert bpy.ops.real2gym.load_prompts() == {"FINISHED"}
+    prompts = demo_scene.real2gym.object_prompts
+    assert [p.name for p in prompts] == ["block", "cup"]
+    block, cup = prompts
+    assert tuple(block.box) == (8, 18, 28, 38) and block.frame == 0
+    assert [(p.x, p.y, p.label) for p in block.points] == [(18, 28, 1)]
+    assert (block.shape, block.role, cup.shape, cup.role) == ("box", "manipulated", "cup", "container")
+    assert tuple(block.color) != tuple(cup.color)
+
+    # Edit: a new box on frame 2, a negative point, a renamed cup.
+    block.box = (9, 19, 29.5, 39)
+    block.frame = 2
+    point = block.points.add()
+    point.x, point.y, point.label = 5, 6, 0
+    cup.name = "mug"
+    assert bpy.ops.real2gym.save_prompts() == {"FINISHED"}
+    saved = json.loads(path.read_text())
+    assert saved["objects"][0] == {
+        "name": "block",
+        "frame": 2,
+        "box": [9, 19, 29.5, 39],
+        "points": [[18, 28, 1], [5, 6, 0]],
+        "shape": "box",
+        "role": "manipulated",
+        "notes": "kept",
+    }
+    assert saved["objects"][1]["name"] == "mug" and "points" not in saved["objects"][1]
+    assert saved["task"] == {"type": "place_in", "object": "block", "target": "mug"}
+    assert saved["source"] == "hand-labelled"
+    backup = tiny_demo / "prompts.json.orig"
+    assert backup.read_bytes() == original
+    # Atomic: no temporary files left; a second save keeps the first backup.
+    assert sorted(p.name for p in tiny_demo.iterdir()) == [
+        "camera.json",
+        "prompts.json",
+        "prompts.json.orig",
+        "video.mp4",
+    ]
+    block.box = (10, 20, 30, 40)
+    assert bpy.ops.real2gym.save_prompts() == {"FINISHED"}
+    assert backup.read_bytes() == original
+    assert json.loads(path.read_text())["objects"][0]["box"] == [10, 20, 30, 40]
+
+
+def test_add_and_remove_prompts(demo_scene) -> None:
+    bpy.ops.real2gym.load_prompts()
+    demo_scene.frame_set(4)
+    assert bpy.ops.real2gym.add_prompt(name="block") == {"FINISHED"}
+    state = demo_scene.real2gym
+    assert [p.name for p in state.object_prompts] == ["block", "cup", "block.002"]
+    assert state.active_prompt_index == 2 and state.object_prompts[2].frame == 4
+    assert bpy.ops.real2gym.remove_prompt() == {"FINISHED"}
+    assert [p.name for p in state.object_prompts] == ["block", "cup"]
+
+
+def test_segment_shows_masks_over_the_video(demo_scene, tmp_path: Path) -> None:
+    import numpy as np
+
+    bpy.ops.real2gym.load_prompts()
+    state = demo_scene.real2gym
+    state.object_prompts["cup"].color = (0.0, 0.0, 1.0)
+    assert bpy.ops.real2gym.segment() == {"FINISHED"}
+
+    out = tmp_path / "out"
+    report = json.loads((out / "report.json").read_text())
+    assert report["segmentation"]["backend"] == BACKEND
+    for name in ("block", "cup"):
+        assert len(list((out / "masks" / name).glob("*.png"))) == 12
+        assert len(list((out / "masks_overlay" / name).glob("*.png"))) == 12
+    # The overlay is the cup's colour, half transparent, on its mask only.
+    mask = _read_png(out / "masks" / "cup" / "000005.png")[..., 0] > 0
+    overlay = _read_png(out / "masks_overlay" / "cup" / "000005.png")
+    assert mask.any()
+    assert (overlay[mask] == (0, 0, 255, 128)).all()
+    assert (overlay[~mask] == 0).all()
+
+    overlays = _overlays(demo_scene)
+    assert [bg.image.name for bg in overlays] == ["Real2Gym Mask block", "Real2Gym Mask cup"]
+    for bg in overlays:
+        assert bg.image.source == "SEQUENCE"
+        assert Path(bg.image.filepath).parent.parent == out / "masks_overlay"
+        assert (bg.display_depth, bg.frame_method) == ("FRONT", "STRETCH")
+        assert bg.image_user.frame_duration == 12 and bg.image_user.frame_start == 0
+        assert bg.show_background_image
+    # The video stays behind, as the first background.
+    assert demo_scene.camera.data.background_images[0].source == "MOVIE_CLIP"
+
+    state.object_prompts["cup"].show_mask = False
+    assert [bg.show_background_image for bg in _overlays(demo_scene)] == [True, False]
+
+    # Re-running updates the overlays instead of adding more; hidden stays hidden.
+    assert bpy.ops.real2gym.segment() == {"FINISHED"}
+    assert len(_overlays(demo_scene)) == 2 and len(demo_scene.camera.data.background_images) == 3
+    assert [bg.show_background_image for bg in _overlays(demo_scene)] == [True, False]
+    assert sorted(i.name for i in bpy.data.images) == ["Real2Gym Mask block", "Real2Gym Mask cup"]
+    assert np.array_equal(_read_png(out / "masks_overlay" / "cup" / "000005.png"), overlay)
+    assert state.segmentation_status == f"2 objects segmented ({BACKEND})"
+
+    # The saved scene.blend shows the same overlays.
+    bpy.ops.wm.open_mainfile(filepath=str(out / "scene.blend"))
+    saved = bpy.context.scene
+    assert [bg.image.name for bg in _overlays(saved)] == ["Real2Gym Mask block", "Real2Gym Mask cup"]
+    assert [p.name for p in saved.real2gym.object_prompts] == ["block", "cup"]
+
+
+def _read_png(path: Path):
+    """An image as an ``HxWx4`` uint8 RGBA array, top row first (through Blender, no OpenCV here)."""
+    import numpy as np
+
+    image = bpy.data.images.load(str(path))
+    try:
+        width, height = image.size
+        pixels = np.empty(width * height * 4, np.float32)
+        image.pixels.foreach_get(pixels)
+    finally:
+        bpy.data.images.remove(image)
+    rgba = np.round(pixels.reshape(height, width, 4) * 255).astype(np.uint8)
+    return rgba[::-1]
+
+
+def test_segment_loads_the_prompts_when_the_scene_has_none(demo_scene) -> None:
+    assert len(demo_scene.real2gym.object_prompts) == 0
+    assert bpy.ops.real2gym.segment() == {"FINISHED"}
+    assert [p.name for p in demo_scene.real2gym.object_prompts] == ["block", "cup"]
+    assert len(_overlays(demo_scene)) == 2
+
+
+def test_unavailable_backend_refuses_and_changes_nothing(demo_scene, tiny_demo: Path, tmp_path: Path) -> None:
+    bpy.ops.real2gym.load_prompts()
+    state = demo_scene.real2gym
+    state.object_prompts["block"].box = (1, 2, 30, 40)  # an unsaved edit
+    state.segmentation_backend = "sam2"
+    state.sam2_checkpoint = ""
+    prompts_before = (tiny_demo / "prompts.json").read_bytes()
+    before = _scene_state(demo_scene)
+    with pytest.raises(RuntimeError, match="(?i)sam2"):
+        bpy.ops.real2gym.segment()
+    assert _scene_state(demo_scene) == before
+    assert (tiny_demo / "prompts.json").read_bytes() == prompts_before
+    assert not (tiny_demo / "prompts.json.orig").exists()
+    assert not (tmp_path / "out").exists()
+    available, reason = _bridge("segmentation").backend_availability(
+        _bridge("segmentation").segmentation_options(demo_scene)
+    )
+    assert not available and reason
+
+
+def test_sam2_checkpoint_falls_back_to_the_preferences(extension, demo_scene, tmp_path: Path) -> None:
+    preferences = bpy.context.preferences.addons[MODULE].preferences
+    preferences.sam2_checkpoint = str(tmp_path / "default.pt")
+    options = _bridge("segmentation").segmentation_options
+    state = demo_scene.real2gym
+    state.sam2_checkpoint = ""
+    assert options(demo_scene).sam2_checkpoint == str(tmp_path / "default.pt")
+    state.sam2_checkpoint = str(tmp_path / "mine.pt")
+    assert options(demo_scene).sam2_checkpoint == str(tmp_path / "mine.pt")
+    assert options(demo_scene).sam2_config == "sam2.1_hiera_t"
+
+
+def test_run_pipeline_uses_the_scene_backend(demo_scene, tmp_path: Path) -> None:
+    """The Run button honours the panel's backend choice, through the same bridge function."""
+    demo_scene.real2gym.segmentation_backend = "sam2"
+    with pytest.raises(RuntimeError, match="segmentation backend 'sam2' cannot run"):
+        bpy.ops.real2gym.run_pipeline()
+    run_scene_pipeline = _bridge("segmentation").run_scene_pipeline
+    demo_scene.real2gym.segmentation_backend = "flow_warp"
+    run = run_scene_pipeline(demo_scene, last_stage="segment")
+    assert run.segmentation.backend == "flow_warp"
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["segmentation"]["backend"] == "flow_warp"
+
+
+def test_prompts_of_another_demo_are_not_written_there(demo_scene, tiny_demo: Path, tmp_path: Path) -> None:
+    import shutil
+
+    bpy.ops.real2gym.load_prompts()
+    other = Path(shutil.copytree(tiny_demo, tmp_path / "other"))
+    demo_scene.real2gym.demo_dir = str(other)
+    with pytest.raises(RuntimeError, match="Load Prompts"):
+        bpy.ops.real2gym.segment()
+    assert not (other / "prompts.json.orig").exists()
+
+
+@pytest.mark.parametrize(
+    "corners",
+    [
+        # A camera view: the frame is an axis-aligned rectangle (y up in the region).
+        ((100.0, 500.0), (740.0, 500.0), (740.0, 20.0), (100.0, 20.0)),
+        # Any quadrilateral (a general bilinear map).
+        ((90.0, 510.0), (760.0, 480.0), (700.0, 10.0), (120.0, 40.0)),
+    ],
+)
+def test_region_positions_map_to_video_pixels(extension, corners) -> None:
+    view = _bridge("camera_view")
+    width, height = 640, 480
+    top_left, top_right, bottom_right, bottom_left = corners
+    to_pixel = view.region_to_video_pixel
+    assert to_pixel(corners, top_left, width, height) == pytest.approx((0, 0), abs=1e-6)
+    assert to_pixel(corners, top_right, width, height) == pytest.approx((640, 0), abs=1e-6)
+    assert to_pixel(corners, bottom_right, width, height) == pytest.approx((640, 480), abs=1e-6)
+    assert to_pixel(corners, bottom_left, width, height) == pytest.approx((0, 480), abs=1e-6)
+    for pixel in [(320, 240), (12.5, 400.25), (600, 3), (-20, 500)]:
+        region = view.video_pixel_to_region(corners, pixel, width, height)
+        assert to_pixel(corners, region, width, height) == pytest.approx(pixel, abs=1e-6)
+    if corners[0][0] == corners[3][0]:
+        # On the rectangle: x right, y down from the top-left, 1 region px = 1 video px here.
+        assert to_pixel(corners, (420.0, 300.0), width, height) == pytest.approx((320.0, 200.0))
