@@ -49,14 +49,18 @@ class SceneGuard:
         self.scene = scene
         self.render = {k: getattr(scene.render, k) for k in _RENDER_SETTINGS}
         self.settings = {k: getattr(scene, k) for k in _SCENE_SETTINGS}
-        self.existing = {name: set(getattr(bpy.data, name)) for name in _ID_COLLECTIONS}
+        self.existing = {name: {b.name_full for b in getattr(bpy.data, name)} for name in _ID_COLLECTIONS}
 
     def restore(self) -> None:
         """Removes the data blocks added since, and restores the settings."""
-        for name in reversed(_ID_COLLECTIONS):
-            blocks = getattr(bpy.data, name)
-            for block in [b for b in blocks if b not in self.existing[name]]:
-                blocks.remove(block)
+        added = [
+            block
+            for name in _ID_COLLECTIONS
+            for block in getattr(bpy.data, name)
+            if block.name_full not in self.existing[name]
+        ]
+        if added:
+            bpy.data.batch_remove(added)
         for key, value in self.render.items():
             setattr(self.scene.render, key, value)
         for key, value in self.settings.items():

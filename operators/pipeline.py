@@ -27,6 +27,17 @@ class REAL2GYM_OT_run_pipeline(RunOperator, bpy.types.Operator):
     out_dir: bpy.props.StringProperty(
         name="Output Folder", description="Output folder; the scene's setting when empty", subtype="DIR_PATH"
     )
+    last_stage: bpy.props.EnumProperty(
+        name="Up To",
+        description="The last stage to run",
+        items=[
+            ("load", "Load", "Check the demo folder and load the video"),
+            ("segment", "Segment", "Also segment every object through the video"),
+            ("geometry", "Geometry", "Also fit the table, the shapes, the motion and the keyframes"),
+            ("verify", "Verify", "Also export MJCF, simulate the demo and check it"),
+        ],
+        default="verify",
+    )
 
     def folders(self, context) -> tuple[str, str]:
         return self.demo_dir, self.out_dir

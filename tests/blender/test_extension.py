@@ -46,7 +46,9 @@ def sys_module(name: str):
 
 def test_run_pipeline_builds_the_video_scene(tiny_demo: Path, tmp_path: Path, empty_scene) -> None:
     out = tmp_path / "out"
-    assert bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(out)) == {"FINISHED"}
+    assert bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(out), last_stage="segment") == {
+        "FINISHED"
+    }
     scene = empty_scene
     assert (scene.frame_start, scene.frame_end) == (0, 11)
     assert (scene.render.resolution_x, scene.render.resolution_y) == (96, 72)
@@ -69,7 +71,9 @@ def test_run_pipeline_builds_the_video_scene(tiny_demo: Path, tmp_path: Path, em
 
 def test_rerun_updates_instead_of_duplicating(tiny_demo: Path, tmp_path: Path) -> None:
     for _ in range(2):
-        bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"))
+        bpy.ops.real2gym.run_pipeline(
+            demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"), last_stage="segment"
+        )
     assert [o.name for o in bpy.data.objects] == ["Real2Gym Camera"]
     assert len(bpy.data.movieclips) == 1
 
@@ -77,9 +81,11 @@ def test_rerun_updates_instead_of_duplicating(tiny_demo: Path, tmp_path: Path) -
 def test_script_and_operator_give_the_same_report(
     extension, tiny_demo: Path, tmp_path: Path, empty_scene
 ) -> None:
-    bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "op"))
+    bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "op"), last_stage="segment")
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
-    extension.bridge.pipeline.run_in_scene(bpy.context.scene, tiny_demo, tmp_path / "script")
+    extension.bridge.pipeline.run_in_scene(
+        bpy.context.scene, tiny_demo, tmp_path / "script", last_stage="segment"
+    )
     reports = [json.loads((tmp_path / n / "report.json").read_text()) for n in ("op", "script")]
     for report in reports:
         report.pop("timing")
@@ -101,7 +107,9 @@ def test_bad_input_cancels_and_leaves_the_scene(
     before = _scene_state(empty_scene)
     breakage(tiny_demo)
     with pytest.raises(RuntimeError, match=message):
-        bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"))
+        bpy.ops.real2gym.run_pipeline(
+            demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"), last_stage="segment"
+        )
     assert _scene_state(empty_scene) == before
     assert not (tmp_path / "out" / "report.json").exists()
 
@@ -120,7 +128,9 @@ def test_failure_while_building_restores_the_scene(
     bridge.save_blend_copy = failing_save
     try:
         with pytest.raises(RuntimeError, match="disk full"):
-            bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"))
+            bpy.ops.real2gym.run_pipeline(
+                demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"), last_stage="segment"
+            )
     finally:
         bridge.save_blend_copy = original
     assert _scene_state(empty_scene) == before
@@ -139,7 +149,9 @@ def test_camera_projects_like_opencv(extension, tiny_demo: Path, tmp_path: Path,
         "world_from_camera": [[1, 0, 0, 0.1], [0, 0, 1, -0.6], [0, -1, 0, 0.3], [0, 0, 0, 1]],
     }
     (tiny_demo / "camera.json").write_text(json.dumps(camera))
-    bpy.ops.real2gym.run_pipeline(demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"))
+    bpy.ops.real2gym.run_pipeline(
+        demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"), last_stage="segment"
+    )
     scene = empty_scene
     pose = camera["world_from_camera"]
     for point_cam in [(0.0, 0.0, 0.8), (0.05, -0.03, 0.5), (-0.1, 0.08, 1.2)]:
@@ -150,3 +162,14 @@ def test_camera_projects_like_opencv(extension, tiny_demo: Path, tmp_path: Path,
         assert ndc.x * 96 == pytest.approx(u, abs=1e-3)
         assert (1.0 - ndc.y) * 72 == pytest.approx(v, abs=1e-3)
         assert ndc.z == pytest.approx(z, abs=1e-6)
+
+
+def test_the_whole_pipeline_verifies_the_demo_in_blender(tmp_path: Path, empty_scene) -> None:
+    """The bundled demo, every stage, inside this Blender (its own wheels: OpenCV, SciPy, MuJoCo)."""
+    demo = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
+    out = tmp_path / "out"
+    assert bpy.ops.real2gym.run_pipeline(demo_dir=str(demo), out_dir=str(out)) == {"FINISHED"}
+    report = json.loads((out / "report.json").read_text())
+    assert report["verification"]["passed"], report["verification"]["checks"]
+    assert (out / "mjcf" / "scene.xml").is_file() and (out / "scene.blend").is_file()
+    assert empty_scene.frame_end == 149

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_cli_writes_a_blend_that_matches_the_operator(tmp_path: Path) -> None:
-    demo = Path(shutil.copytree(REPO / "tests" / "data" / "tiny_demo", tmp_path / "demo"))
+    demo = REPO / "examples" / "block_in_cup"
     out = tmp_path / "out"
     result = subprocess.run(
         [str(Path(sys.executable).with_name("real2gym")), "run", str(demo), "--out", str(out), "-q"],
@@ -23,7 +22,7 @@ def test_cli_writes_a_blend_that_matches_the_operator(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert f"blend:  {out / 'scene.blend'}" in result.stdout
     report = json.loads((out / "report.json").read_text())
-    assert report["artifacts"] == {"blend": "scene.blend"}
+    assert report["artifacts"]["blend"] == "scene.blend" and report["verification"]["passed"]
 
     from real2gym.bridge import properties
 
@@ -31,6 +30,6 @@ def test_cli_writes_a_blend_that_matches_the_operator(tmp_path: Path) -> None:
     bpy.ops.wm.open_mainfile(filepath=str(out / "scene.blend"))
     scene = bpy.context.scene
     assert scene.camera.name == "Real2Gym Camera"
-    assert (scene.frame_start, scene.frame_end) == (0, 11)
-    assert scene.camera.data.background_images[0].clip.frame_duration == 12
+    assert (scene.frame_start, scene.frame_end) == (0, 149)
+    assert scene.camera.data.background_images[0].clip.frame_duration == 150
     assert scene.real2gym.out_dir == str(out)

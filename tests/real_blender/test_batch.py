@@ -19,7 +19,10 @@ def test_blender_b_python_expr_runs_the_pipeline(tmp_path: Path) -> None:
     )
     run_blender(["-b", "--python-exit-code", "2", "--python-expr", install], env)
     demo, out = REPO / "tests" / "data" / "tiny_demo", tmp_path / "out"
-    expr = f"import bpy; bpy.ops.real2gym.run_pipeline(demo_dir={str(demo)!r}, out_dir={str(out)!r})"
+    expr = (
+        f"import bpy; bpy.ops.real2gym.run_pipeline(demo_dir={str(demo)!r}, out_dir={str(out)!r}, "
+        "last_stage='segment')"
+    )
     log = run_blender(["-b", "--python-exit-code", "2", "--python-expr", expr], env)
     assert "Real2Gym: wrote" in log
     report = json.loads((out / "report.json").read_text())
