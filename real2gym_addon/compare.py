@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,12 +27,9 @@ import numpy as np
 
 from .errors import Real2GymError
 from .files import OutputFolder, write_json_atomic
-from .geometry.report_io import geometry_from_report
-from .mjcf.export import build_scene, objects_at_frame
 from .pipeline import REPORT_NAME
 from .progress import Progress
-from .reverify import camera_from_report, read_report
-from .verify.simulate import simulate
+from .reverify import camera_from_report, read_report, simulate_report
 from .video import open_video
 
 COMPARE_NAME = "compare"
@@ -146,16 +142,10 @@ def render_comparison(
     """
     progress = progress or Progress()
     report = read_report(out_dir)
-    geometry = geometry_from_report(report)
     camera = camera_from_report(report)
     video = open_video(Path(report["video"]["source"]))
     fps, frames = report["video"]["fps"], report["video"]["frames"]
-    with tempfile.TemporaryDirectory() as scratch:
-        trajectory = geometry.gripper
-        pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
-        scene = build_scene(objects_at_frame(geometry), geometry.table.extent_world, geometry.world_from_camera,
-                            camera, pose, Path(scratch))  # fmt: skip
-        record = simulate(scene.model, scene.name_map, trajectory, fps, frames)
+    geometry, scene, record = simulate_report(report)
     model = scene.model
     renderer = _renderer(model, camera.width, camera.height)
     reconstruction = _reconstruction_qpos(model, scene.name_map, geometry, record) if middle is None else None

@@ -88,3 +88,28 @@ def reverify(
         output.discard()
         raise
     return report, verification
+
+
+def simulate_report(report: dict) -> tuple:
+    """Simulates a finished run again in memory (nothing written), for replays and renders.
+
+    Returns:
+        ``(geometry, scene_model, record)``: the geometry read from the report,
+        the compiled scene (``mjcf.export.SceneModel``) and the
+        ``verify.simulate.SimulationRecord`` with per-frame poses and ``qpos``.
+    """
+    import tempfile
+
+    from .mjcf.export import build_scene, objects_at_frame
+    from .verify.simulate import simulate
+
+    geometry = geometry_from_report(report)
+    trajectory = geometry.gripper
+    pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
+    with tempfile.TemporaryDirectory() as scratch:
+        scene = build_scene(objects_at_frame(geometry), geometry.table.extent_world, geometry.world_from_camera,
+                            camera_from_report(report), pose, Path(scratch))  # fmt: skip
+    record = simulate(
+        scene.model, scene.name_map, trajectory, report["video"]["fps"], report["video"]["frames"]
+    )
+    return geometry, scene, record
