@@ -89,9 +89,10 @@ def main() -> int:
         figures.extend(importlib.import_module(f"bench_{name}").run(args))
     print(_table(figures))
     data = [dict(dataclasses.asdict(f), ratio=f.ratio) for f in figures]
-    print(json.dumps(data, indent=1))
+    text = json.dumps(data, indent=1, default=float)
+    print(text)
     if args.json:
-        Path(args.json).write_text(json.dumps(data, indent=1))
+        Path(args.json).write_text(text)
     return 0 if all(f.passed is not False for f in figures) else 1
 
 

@@ -123,7 +123,12 @@ def load_trajectory(path: Path, frames: int, world_from_camera: np.ndarray) -> G
 
 
 def detect_events(
-    name: str, motion: Motion, fps: float, gripper: GripperTrajectory | None, log: WarningLog
+    name: str,
+    motion: Motion,
+    fps: float,
+    gripper: GripperTrajectory | None,
+    log: WarningLog,
+    height: float = 0.0,
 ) -> list[dict]:
     """Finds grasp, lift, release and contact of a manipulated object.
 
@@ -133,19 +138,23 @@ def detect_events(
         fps: Video frame rate.
         gripper: The recorded gripper, or None.
         log: Receives warnings for estimated or missing events.
+        height: The object's height (m). A lift must rise at least a quarter of
+            it: a gripper hiding the object's lower half biases its measured
+            height by millimetres, which is not a lift.
 
     Returns:
         ``{"frame", "event", "object"}`` entries in frame order (events that do not happen are left out).
     """
     z = motion.positions[:, 2]
     rest = float(np.median(z[: max(3, len(z) // 10)]))
-    up = z > rest + LIFT_HEIGHT
+    up = z > rest + max(LIFT_HEIGHT, 0.25 * height)
     lifted = np.nonzero(up & np.r_[up[1:], True] & np.r_[up[2:], True, True])[0]
     if motion.static or not len(lifted):
         log.warn("geometry", f"object '{name}' is never lifted: no grasp, lift or release found")
         return []
     lift = int(lifted[0])
-    while lift > 0 and z[lift - 1] > rest + LIFT_START:
+    # Back to where the steady rise starts.
+    while lift > 0 and z[lift - 1] > rest + LIFT_START and z[lift - 1] < z[lift] - 0.0005:
         lift -= 1
     events = {"lift": lift}
     opening = None if gripper is None else gripper.opening

@@ -22,6 +22,12 @@ from .shapes import Shape
 
 MIN_POINTS = 25
 """Fewer masked depth points than this on a frame: the pose there is bridged."""
+REFIT_IOU = 0.7
+"""A fit whose silhouette matches the mask worse than this IoU is tried again from the points."""
+REFIT_GAIN = 0.05
+"""The second fit replaces the first only if its silhouette IoU is this much higher."""
+MAX_STEP = 0.03
+"""How far (m) an object may move between two measured frames."""
 STATIC_TOLERANCE = 0.005
 """An object whose measured centre stays within this many metres of its median never moves."""
 
@@ -134,6 +140,7 @@ def track(
     points_per_frame: list[np.ndarray | None],
     world_from_camera: np.ndarray,
     max_points: int = 400,
+    silhouette=None,
 ) -> Motion:
     """Estimates the pose on every frame, forward and backward from a known pose.
 
@@ -146,6 +153,8 @@ def track(
             None when the object is not seen.
         world_from_camera: 4x4.
         max_points: Points used per frame (a fixed random subset).
+        silhouette: ``(frame, (position, yaw, rms)) -> IoU`` of the posed shape's
+            silhouette with the frame's mask, or None to trust the points alone.
 
     Returns:
         The motion, smoothed, with hidden frames bridged.
@@ -155,15 +164,35 @@ def track(
     yaws = np.zeros(count)
     measured = np.zeros(count, bool)
     rng = np.random.default_rng(0)
+    reach = 0.5 * float(np.linalg.norm(shape.size)) + MAX_STEP
+    camera_centre = world_from_camera[:3, 3]
     for direction in (1, -1):
         position, yaw = start_position.copy(), start_yaw
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         for frame in frames:
             points = points_per_frame[frame]
             if points is not None and len(points) >= MIN_POINTS:
-                if len(points) > max_points:
-                    points = points[rng.choice(len(points), max_points, replace=False)]
-                position, yaw, _ = align(shape, transform(world_from_camera, points), position, yaw)
+                world = transform(world_from_camera, points)
+                # Only points that can belong to the object near its last pose: mask edges
+                # catch depth of what lies behind (a cup under a held block).
+                world = world[np.linalg.norm(world - position, axis=1) < reach]
+                if len(world) < MIN_POINTS:
+                    continue
+                if len(world) > max_points:
+                    world = world[rng.choice(len(world), max_points, replace=False)]
+                # From the last pose; if its silhouette disagrees with the mask, also from the
+                # points themselves (the seen surface is the near side: the centre lies half a
+                # size further along the view), keeping the pose whose silhouette agrees best.
+                fit = align(shape, world, position, yaw)
+                agreement = silhouette(frame, fit) if silhouette is not None else 1.0
+                if agreement < REFIT_IOU:
+                    centroid = world.mean(axis=0)
+                    view = centroid - camera_centre
+                    behind = centroid + view / np.linalg.norm(view) * min(shape.size) / 2
+                    other = align(shape, world, behind, yaw)
+                    if silhouette(frame, other) > agreement + REFIT_GAIN:
+                        fit = other
+                position, yaw, _ = fit
                 positions[frame], yaws[frame], measured[frame] = position, yaw, True
     return _finish(positions, yaws, measured, start_position, start_yaw)
 

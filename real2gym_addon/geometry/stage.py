@@ -22,6 +22,8 @@ from .camera import back_project, invert, pose_matrix, transform, yaw_rotation
 from .fit import FittedObject, RestView, fit_shape
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
 from .motion import Motion, settle_hidden_tail, track
+from .no_depth import pseudo_points, track_silhouettes
+from .silhouette import silhouette_iou, silhouette_polygon
 from .table import GeometryError, Table, fit_table, table_from_world_pose
 
 REST_VIEWS = 6
@@ -188,15 +190,15 @@ def run_geometry(
     sample = np.linspace(0, frames - 1, min(5, frames)).round().astype(int)
     union = [np.logical_or.reduce([t.masks[f] for t in segmentation.objects]) for f in sample]
     union = [cv2.dilate(m.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0 for m in union]
-    depth_frames = [depth(int(f)) for f in sample]
-    if any(d is None for d in depth_frames):
-        raise GeometryError(
-            f"depth/ lacks images for some of frames {sample.tolist()}; one image per video frame is needed"
-        )
     if camera.world_from_camera is not None:
         world_from_camera = np.asarray(camera.world_from_camera, float)
         table = table_from_world_pose(world_from_camera)
     else:
+        depth_frames = [depth(int(f)) for f in sample]
+        if any(d is None for d in depth_frames):
+            raise GeometryError(
+                f"depth/ lacks images for some of frames {sample.tolist()}; one image per video frame is needed"
+            )
         table, world_from_camera = fit_table(camera, depth_frames, union)
     camera_from_world = invert(world_from_camera)
 
@@ -207,12 +209,16 @@ def run_geometry(
         summary = [track_.frame_summary(f) for f in range(frames)]
         views = []
         for frame in _rest_frames(summary, prompt.frame):
-            points = _object_points(track_.masks[frame], depth(frame), camera)
+            mask = track_.masks[frame]
+            if demo.depth_dir is None:
+                views.append(
+                    RestView(mask, pseudo_points(mask, camera, camera_from_world), camera_from_world)
+                )
+                continue
+            points = _object_points(mask, depth(frame), camera)
             if points is None or len(points) < 10:
                 continue
-            views.append(
-                RestView(track_.masks[frame], transform(world_from_camera, points), camera_from_world)
-            )
+            views.append(RestView(mask, transform(world_from_camera, points), camera_from_world))
         views = [v for v in views if len(v.points_world)]
         if not views:
             what = (
@@ -233,11 +239,33 @@ def run_geometry(
         fitted, warning = fit_shape(prompt.shape, views, camera)
         if warning:
             log.warn("geometry", f"object '{prompt.name}': {warning}")
-        points = [
-            _object_points(track_.masks[f], depth(f), camera) if summary[f]["visible"] else None
-            for f in range(frames)
-        ]
-        motion = track(fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, world_from_camera)
+        visible = [entry["visible"] for entry in summary]
+        if demo.depth_dir is None:
+            motion = track_silhouettes(
+                fitted.shape,
+                fitted.position,
+                fitted.yaw,
+                prompt.frame,
+                track_.masks,
+                visible,
+                camera,
+                camera_from_world,
+            )
+        else:
+            points = [
+                _object_points(track_.masks[f], depth(f), camera) if visible[f] else None
+                for f in range(frames)
+            ]
+            masks = track_.masks
+
+            def agreement(frame, fit, shape=fitted.shape, masks=masks):
+                pose = camera_from_world @ pose_matrix(fit[0], yaw_rotation(fit[1]))
+                return silhouette_iou(silhouette_polygon(shape, pose, camera), masks[frame])
+
+            motion = track(
+                fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, world_from_camera,
+                silhouette=agreement,
+            )  # fmt: skip
         objects.append(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
         )
@@ -259,7 +287,9 @@ def run_geometry(
     keyframes, gripper = [], trajectory
     moved = next((o for o in objects if o.name == demo.task.object), None)
     if moved is not None:
-        keyframes = detect_events(moved.name, moved.motion, demo.video.fps, trajectory, log)
+        keyframes = detect_events(
+            moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2]
+        )
         if gripper is None:
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper)
