@@ -7,11 +7,13 @@ prior. Each pixel near it is then scored by the log ratio of a foreground
 colour model (an HSV histogram with coarse value, so that shadows matter
 little, taken on the prompt frame) to a background model adapted every frame
 from a ring of pixels around the prediction, plus depth consistency where
-depth exists. What comes out is the *visible* part of the object: an occluder
-(a gripper, a hand) takes the background's colours and drops out of the mask.
-When nothing of the object's colour is left it is reported as not visible (an
-empty mask, confidence 0) and searched for on the next frames, near where it
-was and then wider, until a region of its colour and size shows again.
+depth exists; pixels left unsure on a blurred edge are decided by how much of
+the object's colour they hold. What comes out is the *visible* part of the
+object: an occluder (a gripper, a hand) takes the background's colours and
+drops out of the mask. When nothing of the object's colour is left it is
+reported as not visible (an empty mask, confidence 0) and searched for on the
+next frames, near where it was and then wider, until a region of its colour
+and size shows again.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ _MAX_WORK_SIDE = 128  # objects larger than this (px) are processed reduced
 _REDETECT_LOG_RATIO = 2.0  # mean colour evidence a re-found region needs
 _PART_LOG_RATIO = 1.0  # mean colour evidence a second piece of the mask needs
 _ALIVE_LOG_RATIO = 0.5  # below this mean colour evidence the mask is not the object
+_UNSURE_LOG_RATIO = 1.0  # edge pixels with log odds within this are unmixed
+_UNMIX_WINDOW = 7  # px, where an edge pixel's pure colours are taken from
+_UNMIX_CONTRAST = 10.0  # grey levels; below this object and background are too alike
 _OBJECT_LIKE_LOG_RATIO = 2.0  # ring pixels this like the object never teach the background
 
 
@@ -109,6 +114,43 @@ def _bbox(mask: np.ndarray) -> tuple[int, int, int, int] | None:
 def _disk(radius: int) -> np.ndarray:
     radius = max(1, int(radius))
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+
+
+def _unmix_edge(image: np.ndarray, logit: np.ndarray) -> np.ndarray:
+    """Re-decides unsure pixels (blurred edges) by how much object colour they hold.
+
+    An edge pixel's colour is taken as a blend ``c = a f + (1 - a) b`` of the
+    mean colours of the sure object (``f``) and sure background (``b``) pixels
+    around it; it is on the object when ``a > 0.5``, as a mask drawn on the
+    sharp image would have it.
+
+    Args:
+        image: ``HxWx3`` uint8 BGR.
+        logit: ``HxW`` float32 log odds of the object.
+
+    Returns:
+        The log odds with the unsure pixels replaced by ``2 (a - 0.5)``.
+    """
+    sure_object = (logit > _UNSURE_LOG_RATIO).astype(np.float32)
+    sure_background = (logit < -_UNSURE_LOG_RATIO).astype(np.float32)
+    unsure = (sure_object == 0) & (sure_background == 0)
+    if not unsure.any():
+        return logit
+    colour = image.astype(np.float32)
+    window = (_UNMIX_WINDOW, _UNMIX_WINDOW)
+    count_object = cv2.boxFilter(sure_object, -1, window, normalize=False)
+    count_background = cv2.boxFilter(sure_background, -1, window, normalize=False)
+    sum_object = cv2.boxFilter(colour * sure_object[..., None], -1, window, normalize=False)
+    sum_background = cv2.boxFilter(colour * sure_background[..., None], -1, window, normalize=False)
+    mean_object = sum_object / np.maximum(count_object, 1)[..., None]
+    mean_background = sum_background / np.maximum(count_background, 1)[..., None]
+    contrast = mean_object - mean_background
+    contrast_sq = (contrast * contrast).sum(axis=2)
+    share = ((colour - mean_background) * contrast).sum(axis=2) / np.maximum(contrast_sq, 1e-6)
+    use = unsure & (count_object > 0) & (count_background > 0) & (contrast_sq > _UNMIX_CONTRAST**2)
+    result = logit.copy()
+    result[use] = 2.0 * (share[use] - 0.5)
+    return result
 
 
 class ClassicalSegmenter(VideoSegmenter):
@@ -279,7 +321,7 @@ class ClassicalSegmenter(VideoSegmenter):
         logit += colour
         if depth is not None and before_depth is not None:
             logit -= self._depth_penalty(depth, before_depth, last > 0.5)
-        logit = cv2.GaussianBlur(logit.astype(np.float32), (3, 3), 0)
+        logit = _unmix_edge(image, cv2.GaussianBlur(logit.astype(np.float32), (3, 3), 0))
         if track.scale < 1.0:  # back to working size, for a smooth edge
             logit = cv2.resize(logit, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
             colour = cv2.resize(colour, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)

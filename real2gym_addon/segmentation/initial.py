@@ -13,6 +13,7 @@ from .base import Prompt
 
 _ITERATIONS = 5
 _POINT_RADIUS = 4
+_SEED = 0
 
 
 def initial_mask(frame: np.ndarray, prompt: Prompt, depth: np.ndarray | None = None) -> np.ndarray:
@@ -48,6 +49,7 @@ def initial_mask(frame: np.ndarray, prompt: Prompt, depth: np.ndarray | None = N
     crop = np.ascontiguousarray(frame[cy0:cy1, cx0:cx1])
     if (crop_labels == cv2.GC_BGD).any() and np.isin(crop_labels, (cv2.GC_PR_FGD, cv2.GC_FGD)).any():
         background, foreground = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+        cv2.setRNGSeed(_SEED)  # GrabCut seeds its colour models by k-means: same input, same mask
         cv2.grabCut(crop, crop_labels, None, background, foreground, _ITERATIONS, cv2.GC_INIT_WITH_MASK)
     mask = np.zeros((h, w), bool)
     mask[cy0:cy1, cx0:cx1] = np.isin(crop_labels, (cv2.GC_FGD, cv2.GC_PR_FGD))

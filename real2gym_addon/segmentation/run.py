@@ -229,7 +229,7 @@ def _tracks(demo: Demo, results: list[dict[int, ObjectMask]], log: WarningLog) -
         visible = [track.frame_summary(f)["visible"] for f in range(len(masks))]
         if not visible[-1]:
             last_seen = max((f for f, v in enumerate(visible) if v), default=None)
-            where = "never" if last_seen is None else f"not after frame {last_seen}"
-            log.warn("segmentation", f"object '{obj.name}' is {where} visible (lost or occluded to the end)")
+            where = "never visible" if last_seen is None else f"not visible after frame {last_seen}"
+            log.warn("segmentation", f"object '{obj.name}' is {where} (lost or occluded to the end)")
         tracks.append(track)
     return tracks
