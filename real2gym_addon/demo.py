@@ -68,7 +68,8 @@ class Demo:
     trajectory_path: Path | None = None
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
+    """Reads a demo-folder JSON file; a missing or malformed file is a DemoFolderError naming it."""
     if not path.is_file():
         raise DemoFolderError(f"{path.name} is missing from the demo folder {path.parent}")
     try:
@@ -103,7 +104,7 @@ def load_camera(path: Path) -> Camera:
         DemoFolderError: The file is missing, not JSON, or a field is missing or
             not a valid number.
     """
-    return parse_camera(_read_json(path))
+    return parse_camera(read_json(path))
 
 
 def parse_camera(data: Any, where: str = "camera.json") -> Camera:
@@ -156,9 +157,9 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
     if not folder.is_dir():
         raise DemoFolderError(f"{folder} is not a folder; give the demo folder that holds video.mp4")
     folder = folder.resolve()
-    camera_data = _read_json(folder / "camera.json")
+    camera_data = read_json(folder / "camera.json")
     camera = parse_camera(camera_data)
-    prompts_data = _read_json(folder / "prompts.json")
+    prompts_data = read_json(folder / "prompts.json")
     source = find_video(folder)
     if source is None:
         raise DemoFolderError(

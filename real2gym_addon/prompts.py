@@ -54,7 +54,8 @@ class Task:
     target: str | None = None
 
 
-def _finite_numbers(value: Any, count: int) -> tuple[float, ...] | None:
+def finite_numbers(value: Any, count: int) -> tuple[float, ...] | None:
+    """``value`` as ``count`` finite floats, or None if it is not such a list."""
     if not isinstance(value, (list, tuple)) or len(value) != count:
         return None
     if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
@@ -80,7 +81,7 @@ def _parse_object(
         raise DemoFolderError(
             f"{where}: prompt frame {frame} is out of range; the video has frames 0 to {frames - 1}"
         )
-    box = _finite_numbers(entry.get("box"), 4)
+    box = finite_numbers(entry.get("box"), 4)
     if box is None:
         raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
     x0, y0, x1, y1 = box
@@ -97,7 +98,7 @@ def _parse_object(
         log.warn("prompts", f"object '{name}': box {list(box)} on frame {frame} was clipped to the image")
     points = []
     for p_index, point in enumerate(entry.get("points") or []):
-        values = _finite_numbers(point, 3)
+        values = finite_numbers(point, 3)
         if values is None or values[2] not in (0, 1):
             raise DemoFolderError(f"{where}: points[{p_index}] must be [x, y, label] with label 0 or 1")
         if not (0 <= values[0] < width and 0 <= values[1] < height):

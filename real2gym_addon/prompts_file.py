@@ -12,8 +12,6 @@ writes atomically, so a reader never sees half a file.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import shutil
 import tempfile
@@ -21,9 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .demo import read_json as _read_json
 from .errors import DemoFolderError, OutputError
 from .files import write_json_atomic
-from .prompts import ROLES, SHAPES, ObjectPrompt
+from .prompts import ROLES, SHAPES, ObjectPrompt, finite_numbers
 
 PROMPTS_NAME = "prompts.json"
 BACKUP_SUFFIX = ".orig"
@@ -32,27 +31,6 @@ BACKUP_SUFFIX = ".orig"
 def prompts_path(demo_dir: Path | str) -> Path:
     """The prompts.json of a demo folder."""
     return Path(demo_dir) / PROMPTS_NAME
-
-
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise DemoFolderError(f"{path.name} is missing from the demo folder {path.parent}")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise DemoFolderError(
-            f"{path.name} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
-        ) from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise DemoFolderError(f"cannot read {path}: {e}") from e
-
-
-def _numbers(value: Any, count: int) -> tuple[float, ...] | None:
-    if not isinstance(value, (list, tuple)) or len(value) != count:
-        return None
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in value):
-        return None
-    return tuple(float(v) for v in value)
 
 
 def _object(entry: Any, index: int) -> ObjectPrompt:
@@ -65,12 +43,12 @@ def _object(entry: Any, index: int) -> ObjectPrompt:
     frame = entry.get("frame", 0)
     if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
         raise DemoFolderError(f"{where}: 'frame' must be a frame number (0 or more), got {frame!r}")
-    box = _numbers(entry.get("box", [0, 0, 0, 0]), 4)
+    box = finite_numbers(entry.get("box", [0, 0, 0, 0]), 4)
     if box is None:
         raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
     points = []
     for p_index, point in enumerate(entry.get("points") or []):
-        values = _numbers(point, 3)
+        values = finite_numbers(point, 3)
         if values is None or values[2] not in (0, 1):
             raise DemoFolderError(f"{where}: points[{p_index}] must be [x, y, label] with label 0 or 1")
         points.append((values[0], values[1], int(values[2])))
