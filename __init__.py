@@ -17,19 +17,21 @@ def register() -> None:
     """Registers the classes and the add-on's state on Scene and Object."""
     import bpy
 
-    from .bridge import properties
+    from .bridge import fix_properties, properties
 
     for cls in _classes():
         bpy.utils.register_class(cls)
     properties.attach()
+    fix_properties.attach()
 
 
 def unregister() -> None:
     """Unregisters everything :func:`register` registered, in reverse order."""
     import bpy
 
-    from .bridge import properties
+    from .bridge import fix_properties, properties
 
+    fix_properties.detach()
     properties.detach()
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)

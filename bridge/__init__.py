@@ -5,8 +5,8 @@ objects become plain records here. Operators and panels call these functions;
 they never build Blender data from core results themselves.
 """
 
-from . import preferences, properties
+from . import fix_properties, preferences, properties
 
-CLASSES = [*properties.CLASSES, *preferences.CLASSES]
+CLASSES = [*properties.CLASSES, *preferences.CLASSES, *fix_properties.CLASSES]
 
 __all__ = ["CLASSES"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import bpy
 
-from ..real2gym_addon.errors import Real2GymError
+from ..real2gym_addon.errors import Real2GymError, WarningLog
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.scene import SceneDescription
@@ -23,48 +23,10 @@ from ..real2gym_addon.segmentation.backends import SegmentationOptions
 from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME, write_overlays
 from . import properties
 from .overlays import show_overlays
+from .reconstruction import build_from_report
+from .scene_guard import SceneGuard
+from .simulation import apply_simulation, simulate_run
 from .video_scene import build_video_scene
-
-_RENDER_SETTINGS = (
-    "resolution_x",
-    "resolution_y",
-    "resolution_percentage",
-    "pixel_aspect_x",
-    "pixel_aspect_y",
-    "fps",
-    "fps_base",
-)
-_SCENE_SETTINGS = ("frame_start", "frame_end", "frame_current", "camera", "active_clip")
-_ID_COLLECTIONS = ("objects", "cameras", "movieclips", "collections")
-
-
-class SceneGuard:
-    """Remembers a scene's settings and data blocks, to undo a failed run.
-
-    Args:
-        scene: The scene the run will change.
-    """
-
-    def __init__(self, scene: bpy.types.Scene) -> None:
-        self.scene = scene
-        self.render = {k: getattr(scene.render, k) for k in _RENDER_SETTINGS}
-        self.settings = {k: getattr(scene, k) for k in _SCENE_SETTINGS}
-        self.existing = {name: {b.name_full for b in getattr(bpy.data, name)} for name in _ID_COLLECTIONS}
-
-    def restore(self) -> None:
-        """Removes the data blocks added since, and restores the settings."""
-        added = [
-            block
-            for name in _ID_COLLECTIONS
-            for block in getattr(bpy.data, name)
-            if block.name_full not in self.existing[name]
-        ]
-        if added:
-            bpy.data.batch_remove(added)
-        for key, value in self.render.items():
-            setattr(self.scene.render, key, value)
-        for key, value in self.settings.items():
-            setattr(self.scene, key, value)
 
 
 def save_blend_copy(path: Path) -> None:
@@ -72,7 +34,7 @@ def save_blend_copy(path: Path) -> None:
     bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, check_existing=False, compress=False)
 
 
-def _write_into(scene: bpy.types.Scene, out_dir: Path):
+def _write_into(scene: bpy.types.Scene, out_dir: Path, guard: SceneGuard, log: WarningLog | None = None):
     def write(description: SceneDescription, path: Path) -> None:
         build_video_scene(scene, description)
         state = scene.real2gym
@@ -88,6 +50,13 @@ def _write_into(scene: bpy.types.Scene, out_dir: Path):
             if segmentation
             else ""
         )
+        if description.geometry is not None:
+            # The reconstruction, and the verified simulation on its own copies, from the
+            # report this run writes (its world frame, its objects, its keyframes).
+            report = description.to_report()
+            build_from_report(scene, report, guard, log)
+            if description.verification is not None:
+                apply_simulation(scene, simulate_run(report), guard)
         save_blend_copy(path)
 
     return write
@@ -96,7 +65,9 @@ def _write_into(scene: bpy.types.Scene, out_dir: Path):
 def finish_in_scene(run: PipelineRun, scene: bpy.types.Scene) -> Path:
     """Builds the Blender scene from an analysed run and commits its output.
 
-    Call on Blender's main thread. On failure the scene is restored.
+    Call on Blender's main thread. After the geometry stage the scene gets the
+    reconstruction (:mod:`.reconstruction`), after the verify stage the
+    simulation too (:mod:`.simulation`). On failure the scene is restored.
 
     Args:
         run: A run whose ``analyse()`` succeeded.
@@ -107,11 +78,13 @@ def finish_in_scene(run: PipelineRun, scene: bpy.types.Scene) -> Path:
     """
     guard = SceneGuard(scene)
     try:
-        return run.finish(_write_into(scene, run.out_dir))
+        report = run.finish(_write_into(scene, run.out_dir, guard, run.log))
     except BaseException:
         guard.restore()
         run.abort()
         raise
+    guard.commit()
+    return report
 
 
 def _segmented_objects(run: PipelineRun) -> list[tuple[str, str]]:
@@ -192,7 +165,8 @@ def headless_blend_writer(out_dir: str | Path):
     def write(description: SceneDescription, path: Path) -> None:
         bpy.ops.wm.read_factory_settings(use_empty=True)
         properties.ensure_registered()
-        _write_into(bpy.context.scene, Path(out_dir))(description, path)
+        with SceneGuard(bpy.context.scene) as guard:
+            _write_into(bpy.context.scene, Path(out_dir), guard)(description, path)
 
     return write
 

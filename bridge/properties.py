@@ -36,6 +36,18 @@ def _show_mask_changed(prompt, context) -> None:
     set_overlay_visible(prompt.id_data, prompt.name, prompt.show_mask)
 
 
+def _show_collision_changed(state, context) -> None:
+    from .reconstruction import set_collision_visible
+
+    set_collision_visible(state.id_data, state.show_collision)
+
+
+class REAL2GYM_PG_marker(bpy.types.PropertyGroup):
+    """A timeline marker Real2Gym made (``name`` is the marker's), so a re-run replaces only its own."""
+
+    frame: bpy.props.IntProperty(name="Frame", description="The marker's frame when Real2Gym made it")
+
+
 class REAL2GYM_PG_prompt_point(bpy.types.PropertyGroup):
     """A point prompt: a pixel on the object (label 1) or off it (label 0)."""
 
@@ -137,6 +149,20 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     prompts_dir: bpy.props.StringProperty(
         name="Prompts Folder", description="The demo folder the object prompts were loaded from"
     )
+    keyframe_markers: bpy.props.CollectionProperty(
+        type=REAL2GYM_PG_marker,
+        name="Keyframe Markers",
+        description="The timeline markers of the interaction keyframes that Real2Gym added",
+    )
+    show_collision: bpy.props.BoolProperty(
+        name="Show Collision",
+        description="Show the objects' collision pieces (the Real2Gym Collision collection) in the viewport",
+        default=False,
+        update=_show_collision_changed,
+    )
+    verification_status: bpy.props.StringProperty(
+        name="Verification Status", description="What the last verification, import or comparison did"
+    )
 
 
 class REAL2GYM_PG_object(bpy.types.PropertyGroup):
@@ -150,6 +176,7 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
             ("OBJECT", "Object", "A reconstructed object"),
             ("TABLE", "Table", "The support surface"),
             ("COLLISION", "Collision", "A collision piece of an object"),
+            ("SIMULATION", "Simulation", "A copy that plays the MuJoCo simulation (or its gripper)"),
         ],
         default="NONE",
     )
@@ -162,9 +189,44 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
     shape: bpy.props.EnumProperty(
         name="Shape", items=[(s, s.title(), f"Fitted as {s}") for s in SHAPES], default="auto"
     )
+    mass: bpy.props.FloatProperty(
+        name="Mass",
+        description="The object's mass in the simulation (kg); 0: from the density and its collision volume",
+        min=0.0,
+        soft_max=20.0,
+        default=0.0,
+        precision=3,
+        unit="MASS",
+    )
+    density: bpy.props.FloatProperty(
+        name="Density",
+        description="kg/m3, used when the mass is 0 (600: wood and most plastics)",
+        min=1.0,
+        soft_max=20000.0,
+        default=600.0,
+    )
+    friction: bpy.props.FloatProperty(
+        name="Friction",
+        description="Sliding friction coefficient of the object's collision pieces",
+        min=0.0,
+        soft_max=3.0,
+        default=1.0,
+    )
+    fingerprint: bpy.props.StringProperty(
+        name="Fingerprint",
+        description="Hash of the mesh, transform and keyframes as Real2Gym built them; "
+        "a re-run keeps the object when it no longer matches (it was edited)",
+        options={"HIDDEN"},
+    )
 
 
-CLASSES = [REAL2GYM_PG_prompt_point, REAL2GYM_PG_object_prompt, REAL2GYM_PG_scene, REAL2GYM_PG_object]
+CLASSES = [
+    REAL2GYM_PG_prompt_point,
+    REAL2GYM_PG_object_prompt,
+    REAL2GYM_PG_marker,
+    REAL2GYM_PG_scene,
+    REAL2GYM_PG_object,
+]
 
 
 def attach() -> None:

@@ -1,19 +1,22 @@
-"""What the run operators share: synchronous execute, background invoke with a progress bar.
+"""What the long-running operators share: synchronous execute, background invoke with a progress bar.
 
-``execute`` (``blender -b``, scripts) runs the pipeline synchronously through
-:func:`bridge.segmentation.run_scene_pipeline`. ``invoke`` (a click) starts it
-in worker threads (:func:`bridge.segmentation.start_scene_pipeline`) and polls
-it from a modal timer on the main thread, showing progress in the status bar
-and the panel; Esc cancels while nothing is written yet.
+``execute`` (``blender -b``, scripts) does the work synchronously through a
+bridge function. ``invoke`` (a click) starts a *job* from the bridge (the
+pipeline's :class:`~..bridge.pipeline.BackgroundRun`, a
+:class:`~..bridge.jobs.ThreadJob`, the comparison's job) and polls it from a
+modal timer on the main thread, showing progress in the status bar and the
+panel; Esc cancels while nothing is written yet. A job has ``progress``,
+``done``, ``cancel()`` and ``advance(scene)``, which does the next main-thread
+step and returns True when the job is finished.
 """
 
 from __future__ import annotations
 
-from ..bridge.segmentation import SceneJob, run_scene_pipeline, start_scene_pipeline
+from ..bridge.segmentation import run_scene_pipeline, start_scene_pipeline
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.pipeline import STAGES
 
-_active: list[SceneJob] = []
+_active: list = []
 """The job running in this Blender session (at most one)."""
 
 
@@ -23,32 +26,37 @@ def _redraw(context) -> None:
             area.tag_redraw()
 
 
-class RunOperator:
-    """Mixin for operators that run the pipeline (up to :attr:`last_stage`).
+class JobOperator:
+    """Mixin for operators whose work is long: synchronous ``execute``, modal ``invoke``.
 
-    Subclasses set ``last_stage`` and may override :meth:`folders`.
+    Subclasses implement :meth:`run_now` (the synchronous work, which reports
+    itself), :meth:`start_job` (starts the same work as a job) and
+    :meth:`job_finished` (reports a finished job). A failure is a
+    ``Real2GymError``: reported, ``{'CANCELLED'}``, and written to
+    ``scene.real2gym.<status_property>``.
     """
 
-    last_stage = STAGES[-1]
-    _job: SceneJob | None = None
+    status_property = "status"
+    _job = None
     _timer = None
 
-    def folders(self, context) -> tuple[str, str]:
-        """The demo and output folders; empty for the scene's."""
-        return "", ""
+    def run_now(self, context) -> None:
+        """Does the work synchronously and reports it."""
+        raise NotImplementedError
 
-    def _report_run(self, run, what: str) -> None:
-        for warning in run.log.warnings:
-            self.report({"WARNING"}, f"{warning.stage}: {warning.message}")
-        self.report({"INFO"}, f"Real2Gym: {what}")
+    def start_job(self, context):
+        """Starts the work as a job (see the module's description) and returns it."""
+        raise NotImplementedError
+
+    def job_finished(self, context, job) -> None:
+        """Reports a finished job."""
 
     def execute(self, context):
         try:
-            run = run_scene_pipeline(context.scene, *self.folders(context), last_stage=self.last_stage)
+            self.run_now(context)
         except Real2GymError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        self._report_run(run, f"wrote {run.out_dir / 'report.json'}")
         return {"FINISHED"}
 
     def invoke(self, context, event):
@@ -56,9 +64,7 @@ class RunOperator:
             self.report({"ERROR"}, "a Real2Gym run is already in progress")
             return {"CANCELLED"}
         try:
-            self._job = start_scene_pipeline(
-                context.scene, *self.folders(context), last_stage=self.last_stage
-            )
+            self._job = self.start_job(context)
         except Real2GymError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
@@ -83,20 +89,20 @@ class RunOperator:
         _redraw(context)
         if not self._job.done:
             return {"RUNNING_MODAL"}
-        # Not "running" while the scene is built: the saved scene.blend must not say so.
+        # Not "running" while the scene is built: a scene.blend saved meanwhile must not say so.
         state.running = False
         try:
             finished = self._job.advance(context.scene)
         except Real2GymError as e:
             self._end(context)
-            state.status = f"Failed: {e}"
+            setattr(state, self.status_property, f"Failed: {e}")
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
         if not finished:
             state.running = True
             return {"RUNNING_MODAL"}
         self._end(context)
-        self._report_run(self._job.run, f"wrote {self._job.report}")
+        self.job_finished(context, self._job)
         return {"FINISHED"}
 
     def _end(self, context) -> None:
@@ -111,7 +117,35 @@ class RunOperator:
         _redraw(context)
 
     def cancel(self, context):
-        """Blender ended the operator (a file was loaded, the window closed): stop the run."""
+        """Blender ended the operator (a file was loaded, the window closed): stop the job."""
         if self._job is not None:
             self._job.cancel()
         self._end(context)
+
+
+class RunOperator(JobOperator):
+    """Mixin for operators that run the pipeline (up to :attr:`last_stage`).
+
+    Subclasses set ``last_stage`` and may override :meth:`folders`.
+    """
+
+    last_stage = STAGES[-1]
+
+    def folders(self, context) -> tuple[str, str]:
+        """The demo and output folders; empty for the scene's."""
+        return "", ""
+
+    def _report_run(self, run, what: str) -> None:
+        for warning in run.log.warnings:
+            self.report({"WARNING"}, f"{warning.stage}: {warning.message}")
+        self.report({"INFO"}, f"Real2Gym: {what}")
+
+    def run_now(self, context) -> None:
+        run = run_scene_pipeline(context.scene, *self.folders(context), last_stage=self.last_stage)
+        self._report_run(run, f"wrote {run.out_dir / 'report.json'}")
+
+    def start_job(self, context):
+        return start_scene_pipeline(context.scene, *self.folders(context), last_stage=self.last_stage)
+
+    def job_finished(self, context, job) -> None:
+        self._report_run(job.run, f"wrote {job.report}")

@@ -1,7 +1,7 @@
 """Blender panels: they draw the add-on's state and offer its operators."""
 
-from . import main, segmentation
+from . import fixes, main, segmentation, verification
 
-CLASSES = [*main.CLASSES, *segmentation.CLASSES]
+CLASSES = [*main.CLASSES, *segmentation.CLASSES, *verification.CLASSES, *fixes.CLASSES]
 
 __all__ = ["CLASSES"]

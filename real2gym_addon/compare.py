@@ -94,7 +94,11 @@ def _compose(panels: list[np.ndarray], titles: list[str], frame: int, events: st
 
 
 def _error_plot(path: Path, errors: dict[str, np.ndarray], keyframes: list[dict], fps: float) -> None:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:  # Blender's own Python has no matplotlib: draw the same plot with OpenCV
+        _error_plot_opencv(path, errors, keyframes, fps)
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -114,6 +118,42 @@ def _error_plot(path: Path, errors: dict[str, np.ndarray], keyframes: list[dict]
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+_PLOT_COLOURS = [(180, 119, 31), (14, 127, 255), (44, 160, 44), (40, 39, 214)]
+
+
+def _error_plot_opencv(path: Path, errors: dict[str, np.ndarray], keyframes: list[dict], fps: float) -> None:
+    """The error plot drawn with OpenCV: per-object lines, keyframes, axes in frames and centimetres."""
+    width, height, left, bottom, top, right = 800, 320, 60, 40, 30, 20
+    canvas = np.full((height, width, 3), 255, np.uint8)
+    frames = max((len(v) for v in errors.values()), default=1)
+    peak = max((float(v.max()) * 100 for v in errors.values() if len(v)), default=1.0) or 1.0
+    scale_x = (width - left - right) / max(frames - 1, 1)
+    scale_y = (height - top - bottom) / (peak * 1.1)
+
+    def point(frame: float, cm: float) -> tuple[int, int]:
+        return int(left + frame * scale_x), int(height - bottom - cm * scale_y)
+
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    cv2.rectangle(canvas, point(0, 0), point(frames - 1, peak * 1.1), (0, 0, 0), 1)
+    for keyframe in keyframes:
+        x = point(keyframe["frame"], 0)[0]
+        cv2.line(canvas, (x, top), (x, height - bottom), (160, 160, 160), 1)
+        cv2.putText(canvas, keyframe["event"], (x + 2, top + 12), font, 0.4, (90, 90, 90), 1, cv2.LINE_AA)
+    for index, (name, values) in enumerate(errors.items()):
+        colour = _PLOT_COLOURS[index % len(_PLOT_COLOURS)]
+        points = np.array([point(f, v * 100) for f, v in enumerate(values)], np.int32)
+        cv2.polylines(canvas, [points], False, colour, 2, cv2.LINE_AA)
+        cv2.putText(canvas, name, (left + 8, top + 30 + 16 * index), font, 0.45, colour, 1, cv2.LINE_AA)
+    cv2.putText(canvas, "Distance between simulated and video-derived object positions", (left, 20), font,
+                0.5, (0, 0, 0), 1, cv2.LINE_AA)  # fmt: skip
+    cv2.putText(
+        canvas, f"video frame ({fps:g} fps)", (width // 2 - 60, height - 10), font, 0.45, (0, 0, 0), 1
+    )
+    cv2.putText(canvas, f"{peak:.1f} cm", (4, top + 10), font, 0.4, (0, 0, 0), 1)
+    cv2.putText(canvas, "0", (left - 14, height - bottom), font, 0.4, (0, 0, 0), 1)
+    cv2.imwrite(str(path), canvas)
 
 
 def per_frame_errors(geometry, record) -> dict[str, np.ndarray]:

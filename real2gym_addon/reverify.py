@@ -54,7 +54,8 @@ def reverify(
         out_dir: The run's output folder.
         masses: Object name -> kg overrides.
         edit: Changes the report (fixes) before verifying; nothing is written if it raises.
-        verify: False to only write the edited report (no simulation).
+        verify: False to only write the edited report (no simulation); its
+            ``verification`` is then marked ``"stale": true`` until verified again.
 
     Returns:
         The updated report and the verification (None when ``verify`` is False).
@@ -63,6 +64,8 @@ def reverify(
     if edit is not None:
         edit(report)
     if not verify:
+        if edit is not None and report.get("verification"):
+            report["verification"]["stale"] = True  # its verdict is of the scene before the edit
         output = OutputFolder(out_dir)
         with output:
             write_json_atomic(output.staging / REPORT_NAME, report)

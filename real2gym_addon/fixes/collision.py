@@ -5,12 +5,19 @@ ring of wall boxes, which is also what ``walls`` builds: the cavity-preserving s
 ``hull``: one convex hull of the visual mesh (closes a container's opening).
 ``coacd``: an approximate convex decomposition of the visual mesh with CoACD,
 run in a separate process under a time limit so a bad mesh cannot hang the tool.
+The process runs ``_coacd_worker.py`` as a script with the parent's ``sys.path``,
+not a ``multiprocessing`` child: inside Blender the add-on's package is not
+importable by name from a fresh interpreter, and a spawned child re-runs
+Blender's main script.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import queue
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -19,21 +26,11 @@ from ..geometry.shapes import Shape
 
 COLLISION_MODES = ("primitives", "walls", "hull", "coacd")
 COACD_TIME_LIMIT_S = 120.0
+_WORKER = Path(__file__).with_name("_coacd_worker.py")
 
 
 class CollisionError(Real2GymError):
     """A collision choice cannot be made for this object; its previous collision is kept."""
-
-
-def _coacd_worker(vertices, faces, threshold, max_pieces, results) -> None:
-    try:
-        import coacd
-
-        coacd.set_log_level("error")
-        parts = coacd.run_coacd(coacd.Mesh(vertices, faces), threshold=threshold, max_convex_hull=max_pieces)
-        results.put(("ok", [(np.asarray(v), np.asarray(f)) for v, f in parts]))
-    except Exception as e:  # reported to the parent with its message
-        results.put(("error", f"{type(e).__name__}: {e}"))
 
 
 def coacd_pieces(
@@ -62,34 +59,54 @@ def coacd_pieces(
     if not 0.01 <= threshold <= 1.0:
         raise CollisionError(f"CoACD threshold must be within 0.01 and 1, got {threshold}")
     mesh = shape.mesh()
-    context = multiprocessing.get_context("spawn")
-    results = context.Queue()
-    worker = context.Process(
-        target=_coacd_worker,
-        args=(np.asarray(mesh.vertices), np.asarray(mesh.faces), threshold, max_pieces, results),
-        daemon=True,
+    request = io.BytesIO()
+    np.savez(
+        request,
+        vertices=np.asarray(mesh.vertices, float),
+        faces=np.asarray(mesh.faces, np.int64),
+        threshold=float(threshold),
+        max_pieces=int(max_pieces),
     )
-    worker.start()
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    worker = subprocess.Popen(
+        [sys.executable, str(_WORKER)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
+    )  # fmt: skip
     try:
-        status, value = results.get(timeout=time_limit)
-    except queue.Empty:
-        worker.terminate()
+        output, errors = worker.communicate(request.getvalue(), timeout=time_limit)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.communicate()
         raise CollisionError(
             f"CoACD took longer than {time_limit:.0f} s on this mesh; the previous collision is kept "
             "(try a larger threshold or fewer pieces)"
         ) from None
-    finally:
-        worker.join(timeout=5)
-    if status != "ok":
-        raise CollisionError(f"CoACD failed ({value}); the previous collision is kept")
-    pieces = [v for v, _ in value if len(v) >= 4]
+    if worker.returncode != 0:
+        lines = [line for line in errors.decode(errors="replace").splitlines() if line.strip()]
+        reason = lines[-1] if lines else f"exit status {worker.returncode}"
+        raise CollisionError(f"CoACD failed ({reason}); the previous collision is kept")
+    parts = np.load(io.BytesIO(output))
+    pieces = [parts[f"v{i}"] for i in range(len(parts.files) // 2) if len(parts[f"v{i}"]) >= 4]
     if not pieces:
         raise CollisionError("CoACD returned no usable piece; the previous collision is kept")
     return pieces
 
 
-def set_collision(shape: Shape, mode: str, threshold: float = 0.05, max_pieces: int = 16) -> Shape:
+def set_collision(
+    shape: Shape,
+    mode: str,
+    threshold: float = 0.05,
+    max_pieces: int = 16,
+    time_limit: float = COACD_TIME_LIMIT_S,
+) -> Shape:
     """Returns a copy of ``shape`` with the chosen collision.
+
+    Args:
+        shape: The object's shape.
+        mode: One of :data:`COLLISION_MODES`.
+        threshold: CoACD's concavity threshold (``coacd`` only).
+        max_pieces: The most CoACD pieces (``coacd`` only).
+        time_limit: Seconds CoACD may take (``coacd`` only).
 
     Raises:
         CollisionError: Unknown mode, ``walls`` on a shape without a cavity, or CoACD failing.
@@ -105,6 +122,6 @@ def set_collision(shape: Shape, mode: str, threshold: float = 0.05, max_pieces: 
         shape, params=params, collision="primitives" if mode == "walls" else mode, hulls=None
     )
     if mode == "coacd":
-        fresh.hulls = coacd_pieces(shape, threshold, max_pieces)
+        fresh.hulls = coacd_pieces(shape, threshold, max_pieces, time_limit)
         fresh.params.update(coacd_threshold=threshold, coacd_max_pieces=float(max_pieces))
     return fresh

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import Real2GymError
 from ..geometry.shapes import Shape
-from .collision import set_collision
+from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
 FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe")
@@ -122,11 +122,16 @@ def offset(
 
 
 def collision(
-    report: dict, name: str, mode: str, threshold: float = 0.05, max_pieces: int = 16
+    report: dict,
+    name: str,
+    mode: str,
+    threshold: float = 0.05,
+    max_pieces: int = 16,
+    time_limit: float = COACD_TIME_LIMIT_S,
 ) -> dict | None:
     """Replaces an object's collision; for a container, runs the opening probe and returns its result."""
     entry = find_object(report, name)
-    shape = set_collision(Shape.from_report(entry), mode, threshold, max_pieces)
+    shape = set_collision(Shape.from_report(entry), mode, threshold, max_pieces, time_limit)
     _write_shape(entry, shape)
     if shape.is_container:
         result = opening_probe(shape)
@@ -154,7 +159,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
         report: The run's report.json content.
         fix: ``{"kind": one of FIX_KINDS, "object": name, ...arguments}``: ``factor``
             (radius_scale), ``factors`` (scale), ``delta``, ``frame``, ``blend``
-            (offset), ``mode``, ``threshold``, ``max_pieces`` (collision), ``event``,
+            (offset), ``mode``, ``threshold``, ``max_pieces``, ``time_limit`` (collision), ``event``,
             ``frame`` (keyframe).
 
     Returns:
@@ -179,7 +184,12 @@ def apply_fix(report: dict, fix: dict) -> dict:
             offset(report, name, tuple(fix["delta"]), fix.get("frame"), int(fix.get("blend", 5)))
         elif kind == "collision":
             probe = collision(
-                report, name, fix["mode"], float(fix.get("threshold", 0.05)), int(fix.get("max_pieces", 16))
+                report,
+                name,
+                fix["mode"],
+                float(fix.get("threshold", 0.05)),
+                int(fix.get("max_pieces", 16)),
+                float(fix.get("time_limit", COACD_TIME_LIMIT_S)),
             )
         else:
             keyframe(report, name, fix["event"], fix.get("frame"))

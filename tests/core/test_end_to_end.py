@@ -68,3 +68,13 @@ def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> N
     blue = (hsv[..., 0] > 100) & (hsv[..., 0] < 130) & (hsv[..., 1] > 120) & (hsv[..., 2] > 40)
     inside = (blue & truth).sum() / max(blue.sum(), 1)
     assert blue.sum() > 500 and inside > 0.8, (blue.sum(), inside)
+
+
+def test_error_plot_without_matplotlib(tmp_path: Path) -> None:
+    """Blender's own Python has no matplotlib: the plot is drawn with OpenCV instead."""
+    from real2gym.real2gym_addon.compare import _error_plot_opencv
+
+    errors = {"block": np.linspace(0, 0.02, 150), "cup": np.full(150, 0.001)}
+    _error_plot_opencv(tmp_path / "errors.png", errors, [{"frame": 52, "event": "grasp"}], 30.0)
+    image = cv2.imread(str(tmp_path / "errors.png"))
+    assert image.shape == (320, 800, 3) and image.std() > 10

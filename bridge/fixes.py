@@ -1,0 +1,450 @@
+"""Fixing a finished run from Blender: review its keyframes, apply fixes, undo them.
+
+The run's state lives in its report.json. Every change goes through the core
+(:func:`~real2gym_addon.fixes.apply_fix`, :func:`~real2gym_addon.fixes.undo_last`,
+:func:`~real2gym_addon.reverify.reverify`), which logs it and writes the report
+atomically only when everything succeeded; the scene then shows the result
+(:func:`.review.show_report`: the keyframe list with its verdicts, the checks,
+the suggestions, each object's edit log in ``scene.real2gym.fixes``) and the
+rebuilt reconstruction and re-imported simulation (``bridge.reconstruction``,
+``bridge.simulation``, where this installation has them).
+
+Operators, scripts and the GUI call the same functions: :func:`apply_fix_in_scene`,
+:func:`apply_suggestion_in_scene`, :func:`undo_fix_in_scene`,
+:func:`reverify_in_scene` run synchronously; the GUI starts the same work with
+:func:`start_fix` in a worker thread (CoACD can take minutes) and finishes it on
+the main thread. :func:`sync_with_undo` keeps report.json in step with Blender's
+own undo and redo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from pathlib import Path
+
+import bpy
+
+from ..real2gym_addon.errors import Real2GymError
+from ..real2gym_addon.fixes import apply_fix, opening_probe, recorded_fixes, undo_last
+from ..real2gym_addon.fixes.edits import find_object
+from ..real2gym_addon.geometry.shapes import Shape
+from ..real2gym_addon.reverify import read_report, reverify
+from .review import fix_settings, measure_ious, report_dir, show_report
+
+_jobs: list[FixJob] = []
+"""The fix running in this Blender session (at most one)."""
+_redo: dict[str, list[dict]] = {}
+"""Per output folder, the fixes undone through Blender's undo, most recent last (for redo)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FixRequest:
+    """One change to a run, prepared on the main thread.
+
+    Attributes:
+        out_dir: The run's output folder.
+        action: ``"fix"`` (apply ``fix``), ``"undo"`` (the last fix) or ``"verify"`` (only re-verify).
+        fix: The fix (``{"kind", "object", ...}``, see :func:`~real2gym_addon.fixes.apply_fix`).
+        verify: Re-verify after the change.
+    """
+
+    out_dir: Path
+    action: str
+    fix: dict | None = None
+    verify: bool = True
+
+    def describe(self) -> str:
+        """What is being done, for progress and messages."""
+        if self.action == "undo":
+            return "Undoing the last fix"
+        if self.action == "verify":
+            return "Verifying"
+        what = f"{self.fix.get('kind')} on {self.fix.get('object')}"
+        if self.fix.get("kind") == "collision" and self.fix.get("mode") == "coacd":
+            return f"CoACD on {self.fix.get('object')}"
+        return what
+
+
+@dataclasses.dataclass
+class FixOutcome:
+    """What a change did.
+
+    Attributes:
+        report: The updated report.
+        entry: The edit-log entry applied or undone (None for a re-verification).
+        request: The request.
+        warnings: Problems after the report was written (rebuilding the scene).
+    """
+
+    report: dict
+    entry: dict | None
+    request: FixRequest
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def passed(self) -> bool | None:
+        """The verification's verdict; None when it did not run."""
+        if not self.request.verify:
+            return None
+        return bool(self.report["verification"]["passed"])
+
+    def message(self) -> str:
+        """One line for the status bar and the panel."""
+        entry = self.entry or {}
+        if self.request.action == "undo":
+            head = f"Undid {entry.get('kind')} on {entry.get('object')}"
+        elif self.request.action == "verify":
+            head = "Verified again"
+        else:
+            head = f"Applied {entry.get('kind')} on {entry.get('object')}"
+        probe = entry.get("opening_probe") if self.request.action == "fix" else None
+        if probe is not None:
+            head += f"; opening probe: {'reaches' if probe['passed'] else 'does NOT reach'} the bottom"
+        if self.passed is None:
+            return f"{head} (not verified)"
+        if self.passed:
+            return f"{head}: all checks passed"
+        failed = [n for n, c in self.report["verification"]["checks"].items() if not c.get("passed", True)]
+        return f"{head}: not verified ({', '.join(failed)} failed)"
+
+
+class FixJob:
+    """A change to a run whose work (fix, CoACD, MuJoCo) runs in a worker thread.
+
+    :meth:`run` does the work on the calling thread (scripts, ``blender -b``);
+    :meth:`start` in a worker thread (the GUI), polled through :attr:`done`,
+    :attr:`fraction` and :attr:`message`. :meth:`finish`, on the main thread,
+    shows the result in the scene.
+
+    Args:
+        request: What to change.
+    """
+
+    def __init__(self, request: FixRequest) -> None:
+        self.request = request
+        self.message = request.describe()
+        self.fraction = 0.0
+        self.started = time.monotonic()
+        self.error: BaseException | None = None
+        self._report: dict | None = None
+        self._entry: dict | None = None
+        self._thread: threading.Thread | None = None
+        self._abandoned = False
+
+    def _edit(self, report: dict) -> None:
+        self.fraction = 0.1
+        if self.request.action == "undo":
+            self._entry = undo_last(report)
+        elif self.request.action == "fix":
+            self._entry = apply_fix(report, self.request.fix)
+        if self.request.verify:
+            self.message, self.fraction = "Verifying in MuJoCo", 0.5
+
+    def run(self) -> None:
+        """Does the work on this thread; errors are kept for :meth:`finish`."""
+        try:
+            edit = None if self.request.action == "verify" else self._edit
+            self._report, _ = reverify(self.request.out_dir, edit=edit, verify=self.request.verify)
+            self.fraction = 1.0
+        except BaseException as e:  # handed to the main thread in finish()
+            self.error = e
+        finally:
+            if self._abandoned and self in _jobs:
+                _jobs.remove(self)
+
+    def start(self) -> None:
+        """Starts the work in a worker thread."""
+        self._thread = threading.Thread(target=self.run, name="real2gym-fix", daemon=True)
+        self._thread.start()
+
+    @property
+    def done(self) -> bool:
+        """True once the work has ended: call :meth:`finish`."""
+        return self._thread is None or not self._thread.is_alive()
+
+    def abandon(self) -> None:
+        """Nobody will finish this job (its operator ended): it frees the slot when its work ends.
+
+        The work itself cannot be stopped half-way; report.json is written when it succeeds.
+        """
+        self._abandoned = True
+        if self.done and self in _jobs:
+            _jobs.remove(self)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the job was made."""
+        return time.monotonic() - self.started
+
+    def finish(self, scene: bpy.types.Scene) -> FixOutcome:
+        """Shows the result in the scene (main thread); call when :attr:`done`.
+
+        Raises:
+            Real2GymError: The change did not apply; report.json and the scene are as they were.
+        """
+        if self._thread is not None:
+            self._thread.join()
+        if self in _jobs:
+            _jobs.remove(self)
+        if self.error is not None:
+            raise self.error
+        outcome = FixOutcome(self._report, self._entry, self.request)
+        key = str(self.request.out_dir)
+        if self.request.action == "fix":
+            _redo.pop(key, None)  # a new fix: what was undone can no longer be redone
+        elif self.request.action == "undo":
+            _redo.setdefault(key, []).append(recorded_fixes({"edit_log": [self._entry]})[0])
+        show_report(scene, self._report, self.request.out_dir)
+        state = fix_settings(scene)
+        probe = (self._entry or {}).get("opening_probe")
+        if probe is not None:
+            state.probe_result = _probe_text(self.request.fix["object"], probe)
+        if self.request.action != "verify":
+            outcome.warnings += _rebuild(scene, self.request.out_dir, self.request.verify)
+        state.status = outcome.message()
+        measure_ious(scene)  # the reconstruction may have moved
+        return outcome
+
+
+def _rebuild(scene: bpy.types.Scene, out_dir: Path, verified: bool) -> list[str]:
+    """Rebuilds the reconstruction and re-imports the simulation, where the bridge has them.
+
+    Returns:
+        Warnings: what failed (the fix itself is committed either way).
+    """
+    warnings = []
+    try:
+        from . import reconstruction
+    except ImportError:
+        reconstruction = None
+    try:
+        from . import simulation
+    except ImportError:
+        simulation = None
+    steps = [(reconstruction, "build_reconstruction", "rebuilding the reconstruction")]
+    if verified:
+        steps.append((simulation, "import_simulation", "importing the simulation"))
+    for module, name, what in steps:
+        function = getattr(module, name, None)
+        if function is None:
+            continue
+        try:
+            result = function(scene, out_dir)
+        except Exception as e:  # the report is committed; say what is stale
+            warnings.append(f"the fix is saved, but {what} failed: {e}")
+            continue
+        warnings += [str(w) for w in getattr(result, "warnings", None) or []]
+    return warnings
+
+
+def _probe_text(name: str, probe: dict) -> str:
+    verdict = "reaches the bottom" if probe["passed"] else "does NOT reach the bottom"
+    return (
+        f"{name}: a probe dropped in {verdict} ({probe['final_height_above_floor_m'] * 1000:.1f} mm above it)"
+    )
+
+
+def _verify_default(scene: bpy.types.Scene, verify: bool | None) -> bool:
+    return fix_settings(scene).verify_after_fix if verify is None else bool(verify)
+
+
+def fix_request(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -> FixRequest:
+    """Prepares applying ``fix`` to the reviewed run.
+
+    Args:
+        scene: The scene.
+        fix: ``{"kind", "object", ...}``; an empty ``object`` is the panel's object to fix.
+        verify: Re-verify after it; None for the scene's *Verify after Fix*.
+    """
+    fix = dict(fix)
+    fix["object"] = fix.get("object") or fix_settings(scene).fix_object
+    return FixRequest(report_dir(scene), "fix", fix, _verify_default(scene, verify))
+
+
+def keyframe_request(
+    scene: bpy.types.Scene, index: int, frame: int | None, verify: bool | None = None
+) -> FixRequest:
+    """Prepares moving a keyframe of the list to ``frame``, or deleting it (``frame`` None).
+
+    Args:
+        scene: The scene.
+        index: The keyframe's index in the list; -1 for the selected one.
+        frame: The video frame to move it to; None deletes it.
+        verify: Re-verify after it; None for the scene's *Verify after Fix*.
+
+    Raises:
+        Real2GymError: No such keyframe.
+    """
+    state = fix_settings(scene)
+    index = state.active_keyframe_index if index < 0 else index
+    if not 0 <= index < len(state.keyframes):
+        raise Real2GymError("select a keyframe in the list first")
+    keyframe = state.keyframes[index]
+    fix = {"kind": "keyframe", "object": keyframe.object_name, "event": keyframe.event, "frame": frame}
+    return fix_request(scene, fix, verify)
+
+
+def suggestion_request(scene: bpy.types.Scene, index: int, verify: bool | None = None) -> FixRequest:
+    """Prepares applying suggestion ``index`` (from 0) of the reviewed run's report.json.
+
+    Raises:
+        Real2GymError: No such suggestion.
+    """
+    folder = report_dir(scene)
+    suggestions = (read_report(folder).get("verification") or {}).get("suggestions") or []
+    if not 0 <= index < len(suggestions):
+        raise Real2GymError(
+            f"there is no suggestion {index + 1}: the run has {len(suggestions)}"
+            + ("" if suggestions else " (verify it first, or it passed)")
+        )
+    return FixRequest(folder, "fix", dict(suggestions[index]["fix"]), _verify_default(scene, verify))
+
+
+def undo_request(scene: bpy.types.Scene, verify: bool | None = None) -> FixRequest:
+    """Prepares undoing the reviewed run's last fix."""
+    return FixRequest(report_dir(scene), "undo", None, _verify_default(scene, verify))
+
+
+def verify_request(scene: bpy.types.Scene) -> FixRequest:
+    """Prepares re-verifying the whole demo of the reviewed run."""
+    return FixRequest(report_dir(scene), "verify", None, True)
+
+
+def fix_running() -> bool:
+    """True while a fix started with :func:`start_fix` has not been finished."""
+    return bool(_jobs)
+
+
+def start_fix(scene: bpy.types.Scene, request: FixRequest) -> FixJob:
+    """Starts a change in a worker thread (the GUI); poll the job, then call its ``finish``.
+
+    Raises:
+        Real2GymError: Another fix is running.
+    """
+    if _jobs:
+        raise Real2GymError("a fix is already running; wait for it to finish")
+    job = FixJob(request)
+    _jobs.append(job)
+    job.start()
+    return job
+
+
+def run_fix(scene: bpy.types.Scene, request: FixRequest) -> FixOutcome:
+    """Makes a change synchronously and shows it in the scene (scripts, ``blender -b``).
+
+    Raises:
+        Real2GymError: The change did not apply; report.json and the scene are as they were.
+    """
+    if _jobs:
+        raise Real2GymError("a fix is already running; wait for it to finish")
+    job = FixJob(request)
+    job.run()
+    return job.finish(scene)
+
+
+def apply_fix_in_scene(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -> FixOutcome:
+    """Applies a fix to the reviewed run, logs it, re-verifies, and shows the result.
+
+    Args:
+        scene: The scene (``scene.real2gym.fixes.report_dir``, else ``scene.real2gym.out_dir``).
+        fix: ``{"kind", "object", ...}`` as for :func:`~real2gym_addon.fixes.apply_fix`.
+        verify: Re-verify after it; None for the scene's *Verify after Fix*.
+
+    Returns:
+        What it did.
+
+    Raises:
+        Real2GymError: The fix does not apply (the message says why); nothing changed.
+    """
+    return run_fix(scene, fix_request(scene, fix, verify))
+
+
+def apply_suggestion_in_scene(scene: bpy.types.Scene, index: int, verify: bool | None = None) -> FixOutcome:
+    """Applies suggestion ``index`` (from 0) of the reviewed run, like :func:`apply_fix_in_scene`."""
+    return run_fix(scene, suggestion_request(scene, index, verify))
+
+
+def undo_fix_in_scene(scene: bpy.types.Scene, verify: bool | None = None) -> FixOutcome:
+    """Reverts the reviewed run's last fix, re-verifies, and shows the result."""
+    return run_fix(scene, undo_request(scene, verify))
+
+
+def reverify_in_scene(scene: bpy.types.Scene) -> FixOutcome:
+    """Exports and simulates the whole demo of the reviewed run again, and shows the result."""
+    return run_fix(scene, verify_request(scene))
+
+
+def probe_in_scene(scene: bpy.types.Scene, name: str) -> dict:
+    """Drops a probe into a container of the reviewed run (nothing is written).
+
+    Args:
+        scene: The scene.
+        name: The container; empty for the panel's object to fix.
+
+    Returns:
+        The core's probe result (``passed``, ``final_height_above_floor_m``, ...).
+
+    Raises:
+        Real2GymError: No such object, or it is not a container.
+    """
+    name = name or fix_settings(scene).fix_object
+    report = read_report(report_dir(scene))
+    shape = Shape.from_report(find_object(report, name))
+    if not shape.is_container:
+        raise Real2GymError(
+            f"object '{name}' is a {shape.kind}, not a container: there is no opening to probe"
+        )
+    result = opening_probe(shape)
+    fix_settings(scene).probe_result = _probe_text(name, result)
+    return result
+
+
+@bpy.app.handlers.persistent
+def sync_with_undo(*_args) -> None:
+    """Keeps report.json in step with Blender's undo and redo (an undo_post/redo_post handler).
+
+    Blender's undo brings back the scene as it was, including the number of
+    fixes it showed; report.json is outside Blender's undo. When the two differ,
+    the fixes are undone in report.json (and kept for redo), or redone from
+    what was undone, then verified again when *Verify after Fix* is on.
+    """
+    if _jobs:
+        return  # a fix is writing the report; its finish shows the result
+    for scene in bpy.data.scenes:
+        state = getattr(getattr(scene, "real2gym", None), "fixes", None)
+        if state is None or not state.report_dir:
+            continue
+        try:
+            _follow_undo(scene, state)
+        except Real2GymError as e:
+            state.status = f"report.json could not follow the undo: {e}"
+
+
+def _follow_undo(scene: bpy.types.Scene, state) -> None:
+    folder = Path(state.report_dir)
+    logged = len(read_report(folder).get("edit_log", []))
+    wanted = state.edit_count
+    if logged == wanted:
+        return
+    stack = _redo.setdefault(str(folder), [])
+    if wanted - logged > len(stack):
+        show_report(scene, read_report(folder), folder)
+        state.status = (
+            "report.json has fewer fixes than this undo step, and none to redo: showing report.json"
+        )
+        return
+    redo = list(reversed(stack[len(stack) - (wanted - logged) :])) if wanted > logged else []
+    undone: list[dict] = []
+
+    def edit(report: dict) -> None:
+        undone.extend(undo_last(report) for _ in range(logged - wanted))
+        for fix in redo:
+            apply_fix(report, fix)
+
+    report, _ = reverify(folder, edit=edit, verify=state.verify_after_fix)
+    stack.extend(recorded_fixes({"edit_log": undone}))
+    del stack[len(stack) - len(redo) :]
+    show_report(scene, report, folder)
+    state.status = f"report.json follows Blender's undo: {len(report.get('edit_log', []))} fixes"

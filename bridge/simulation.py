@@ -1,0 +1,262 @@
+"""The MuJoCo simulation back in Blender, on its own copies of the objects.
+
+:func:`import_simulation` simulates a finished run again (the core's
+:func:`~real2gym_addon.reverify.simulate_report`, in memory) and fills the
+"Real2Gym Sim" collection: a copy of every object ("<object> sim", its own
+object, mesh and action) and a simple gripper (palm and two fingers, the
+dimensions of :class:`~real2gym_addon.mjcf.gripper.GripperSpec`), drawn in
+translucent orange, keyed per video frame with the simulated poses
+(``location``, ``rotation_quaternion``; finger openings from the model's
+finger joints). So the video, the video-derived animation (the reconstruction)
+and the simulation play together. Each copy has an animated custom property
+``real2gym_error_m``: the distance between the simulated and the video-derived
+position on that frame (:func:`~real2gym_addon.compare.per_frame_errors`), to
+graph in the Graph Editor.
+
+Importing again replaces only these copies' meshes and actions; the
+reconstruction is never touched. The simulation itself (:func:`simulate_run`)
+is plain core work that may run in a worker thread; :func:`apply_simulation`
+builds the Blender data on the main thread.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+
+import bpy
+import numpy as np
+
+from ..real2gym_addon.compare import per_frame_errors
+from ..real2gym_addon.geometry.report_io import geometry_from_report
+from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
+from ..real2gym_addon.reverify import camera_from_report, read_report, simulate_report
+from ..real2gym_addon.verify.run import verify_scene
+from .animation import write_keyframes
+from .jobs import ThreadJob
+from .reconstruction import material, mesh_from_arrays, mesh_from_trimesh
+from .scene_guard import SceneGuard
+
+SIM_COLLECTION = "Real2Gym Sim"
+ERROR_PROPERTY = "real2gym_error_m"
+GRIPPER_NAME = "Real2Gym Sim Gripper"
+SIM_COLOUR = (1.0, 0.3, 0.02)
+"""Linear RGB of the simulated copies: orange, apart from the reconstruction's colours."""
+SIM_ALPHA = 0.3
+
+
+@dataclasses.dataclass
+class Simulation:
+    """A simulation of a finished run, made outside Blender.
+
+    Attributes:
+        report: The report.json content it was made from.
+        geometry: The geometry read from the report (video-derived motion).
+        model: The compiled scene (``mjcf.export.SceneModel``).
+        record: What happened (``verify.simulate.SimulationRecord``): poses and ``qpos`` per video frame.
+    """
+
+    report: dict
+    geometry: object
+    model: object
+    record: object
+
+
+@dataclasses.dataclass
+class SimulationImport:
+    """What :func:`apply_simulation` built.
+
+    Attributes:
+        objects: Blender names of the simulated copies, in report order.
+        gripper: Blender names of the gripper's parts (empty without a gripper).
+        frames: Video frames keyed (fewer than the video when the simulation diverged).
+        max_error_m: Per object name, the largest distance between simulated and video-derived position.
+    """
+
+    objects: list[str]
+    gripper: list[str]
+    frames: int
+    max_error_m: dict[str, float]
+
+
+def simulate_run(report: dict, masses: dict[str, float] | None = None) -> Simulation:
+    """Simulates a report's scene in memory (no files written; safe in a worker thread).
+
+    Args:
+        report: report.json's content, with geometry.
+        masses: Object name -> kg, overriding the default density (as ``real2gym verify --mass``).
+
+    Raises:
+        Real2GymError: The report has no geometry, or the scene cannot be exported.
+    """
+    if not masses:
+        geometry, model, record = simulate_report(report)
+        return Simulation(report, geometry, model, record)
+    geometry = geometry_from_report(report)
+    with tempfile.TemporaryDirectory() as scratch:
+        verification = verify_scene(geometry, camera_from_report(report), report["task"],
+                                    report["video"]["fps"], Path(scratch), masses)  # fmt: skip
+    return Simulation(report, geometry, verification.scene, verification.record)
+
+
+def _collection(scene: bpy.types.Scene) -> bpy.types.Collection:
+    collection = bpy.data.collections.get(SIM_COLLECTION) or bpy.data.collections.new(SIM_COLLECTION)
+    if scene.collection.children.get(collection.name) is None:
+        scene.collection.children.link(collection)
+    return collection
+
+
+def _box(name: str, size, centre=(0.0, 0.0, 0.0)) -> bpy.types.Mesh:
+    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    faces = np.array([[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]])
+    return mesh_from_arrays(name, corners * np.asarray(size) + np.asarray(centre), faces)
+
+
+class _Copies:
+    """Finds or makes the simulated copies, replacing their meshes and actions through the guard."""
+
+    def __init__(self, scene: bpy.types.Scene, guard: SceneGuard) -> None:
+        self.guard = guard
+        self.collection = _collection(scene)
+        self.material = material(SIM_COLLECTION, SIM_COLOUR, SIM_ALPHA)
+        self.existing = {
+            o.real2gym.source_name: o for o in self.collection.objects if o.real2gym.kind == "SIMULATION"
+        }
+        self.used: set[str] = set()
+
+    def copy(self, name: str, source_name: str, mesh: bpy.types.Mesh, parent=None) -> bpy.types.Object:
+        mesh.materials.append(self.material)
+        obj = self.existing.get(source_name)
+        if obj is None:
+            obj = bpy.data.objects.new(name, mesh)
+            obj.real2gym.kind, obj.real2gym.source_name = "SIMULATION", source_name
+            self.collection.objects.link(obj)
+        else:
+            self.guard.replace_data(obj, mesh)
+            self.guard.detach_action(obj)
+        obj.parent = parent
+        obj.color = self.material.diffuse_color
+        obj.show_in_front = True  # drawn over the reconstruction it coincides with, not mixed into it
+        self.used.add(source_name)
+        return obj
+
+    def remove_unused(self) -> None:
+        for source_name, obj in self.existing.items():
+            if source_name not in self.used:
+                self.guard.unlink(obj)
+                self.guard.replace_later([obj, obj.data])
+
+
+def _key_gripper(copies: _Copies, simulation: Simulation, frames: np.ndarray, now: int) -> list[str]:
+    """The gripper's palm (its origin at the grasp centre, as the MJCF hand body) and fingers."""
+    model, qpos = simulation.model.model, simulation.record.qpos[: len(frames)]
+    spec = GripperSpec()
+    _, finger_y, finger_z = spec.finger_size
+    palm_z = -(finger_z - FINGERTIP_BELOW + spec.palm_size[2] / 2)
+    hand = copies.copy(GRIPPER_NAME, "gripper", _box(GRIPPER_NAME, spec.palm_size, (0, 0, palm_z)))
+    hand.rotation_mode = "QUATERNION"
+    address = model.joint("gripper_free").qposadr[0]
+    write_keyframes(
+        hand, "location", frames, qpos[:, address : address + 3], action_name=f"{GRIPPER_NAME} Sim"
+    )
+    write_keyframes(hand, "rotation_quaternion", frames, qpos[:, address + 3 : address + 7])
+    hand.location, hand.rotation_quaternion = (
+        qpos[now, address : address + 3],
+        qpos[now, address + 3 : address + 7],
+    )
+    names = [hand.name]
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        name = f"{GRIPPER_NAME} {side} finger"
+        finger = copies.copy(name, f"gripper {side}", _box(name, spec.finger_size), parent=hand)
+        opening = qpos[:, model.joint(NAMES[f"{side}_joint"]).qposadr[0]]
+        # The pad's centre in the hand frame: the joint slides it along +-y from the grasp centre.
+        location = np.zeros((len(frames), 3))
+        location[:, 1] = sign * (opening + finger_y / 2)
+        location[:, 2] = FINGERTIP_BELOW - finger_z / 2
+        write_keyframes(finger, "location", frames, location, action_name=f"{name} Sim")
+        finger.location = location[now]
+        names.append(finger.name)
+    return names
+
+
+def apply_simulation(scene: bpy.types.Scene, simulation: Simulation, guard: SceneGuard) -> SimulationImport:
+    """Keys the simulated copies and gripper in ``scene`` (see the module's description).
+
+    Call on the main thread.
+
+    Args:
+        scene: The scene to build into.
+        simulation: The simulation (:func:`simulate_run`).
+        guard: Records every change, to undo them if the caller's work fails.
+
+    Returns:
+        What was built.
+    """
+    geometry, record = simulation.geometry, simulation.record
+    count = max(1, record.frames if record.diverged_frame is None else record.diverged_frame)
+    frames = np.arange(count)
+    now = int(np.clip(scene.frame_current, 0, count - 1))
+    errors = per_frame_errors(geometry, record)
+    copies = _Copies(scene, guard)
+    names = []
+    for obj_geometry in geometry.objects:
+        name = obj_geometry.name
+        copy = copies.copy(
+            f"{name} sim", name, mesh_from_trimesh(f"{name} sim", obj_geometry.fitted.shape.mesh())
+        )
+        copy.rotation_mode = "QUATERNION"
+        write_keyframes(copy, "location", frames, record.positions[name][:count], action_name=f"{name} Sim")
+        write_keyframes(copy, "rotation_quaternion", frames, record.quaternions[name][:count])
+        write_keyframes(copy, f'["{ERROR_PROPERTY}"]', frames, errors[name][:count])
+        # Posed as on the current frame now, as a frame change would pose it.
+        copy.location, copy.rotation_quaternion = record.positions[name][now], record.quaternions[name][now]
+        copy[ERROR_PROPERTY] = float(errors[name][now])
+        names.append(copy.name)
+    gripper = []
+    if geometry.gripper is not None and record.qpos is not None:
+        gripper = _key_gripper(copies, simulation, frames, now)
+    copies.remove_unused()
+    return SimulationImport(
+        names, gripper, count, {n: float(np.max(e[:count], initial=0.0)) for n, e in errors.items()}
+    )
+
+
+def import_simulation(
+    scene: bpy.types.Scene, out_dir: str | Path, masses: dict[str, float] | None = None
+) -> SimulationImport:
+    """Simulates a finished run again and keys its copies in ``scene``.
+
+    Args:
+        scene: The scene to build into.
+        out_dir: The run's output folder (with report.json).
+        masses: Object name -> kg overrides (see :func:`simulate_run`).
+
+    Returns:
+        What was built.
+
+    Raises:
+        Real2GymError: report.json is missing, malformed or has no geometry;
+            the scene is as it was.
+    """
+    simulation = simulate_run(read_report(out_dir), masses)
+    with SceneGuard(scene) as guard:
+        return apply_simulation(scene, simulation, guard)
+
+
+def start_import(out_dir: str | Path, masses: dict[str, float] | None = None) -> ThreadJob:
+    """Starts :func:`import_simulation`'s simulation in a worker thread (the GUI).
+
+    Returns:
+        The started job; its ``outcome`` is the :class:`SimulationImport`.
+    """
+
+    def work(progress):
+        progress.step("simulating the demonstration", 0.1)
+        return simulate_run(read_report(out_dir), masses)
+
+    def apply(scene, simulation):
+        with SceneGuard(scene) as guard:
+            return apply_simulation(scene, simulation, guard)
+
+    return ThreadJob(work, apply, "real2gym-simulate").start()

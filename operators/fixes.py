@@ -1,0 +1,345 @@
+"""Operators of the Keyframes, Suggestions and Fixes panels.
+
+Each fix operator reads its properties, prepares one change with the bridge
+(:mod:`bridge.fixes`) and runs it: synchronously from ``execute`` (scripts,
+``blender -b``), in a worker thread from ``invoke`` (a click), polled by a modal
+timer that shows progress, so that CoACD and MuJoCo never freeze the interface.
+Every change is logged in report.json by the core and is undoable: with
+*Undo Fix*, and with Blender's own undo (the bridge keeps report.json in step).
+A fix that does not apply reports the core's message and changes nothing.
+"""
+
+from __future__ import annotations
+
+import bpy
+
+from ..bridge import fixes, review
+from ..bridge.fix_properties import EVENTS
+from ..real2gym_addon.errors import Real2GymError
+from ..real2gym_addon.fixes.collision import COACD_TIME_LIMIT_S, COLLISION_MODES
+
+_OBJECT = "The object (its name in report.json); empty: the panel's object to fix"
+_COLLISION_ITEMS = [(m, m.title(), f"{m} collision") for m in COLLISION_MODES]
+_EVENT_ITEMS = [(e, e.title(), f"A {e} keyframe") for e in EVENTS]
+
+
+def _number(value: float) -> float:
+    """A float property's value as typed: Blender stores float32 (1.07 reads 1.0700000524520874)."""
+    return float(f"{value:.7g}")
+
+
+def _numbers(values) -> list[float]:
+    return [_number(v) for v in values]
+
+
+def _redraw(context, sidebars_only: bool = False) -> None:
+    """Redraws the 3D views (only their sidebars while the progress bar moves: cheap)."""
+    for area in context.screen.areas if context.screen else ():
+        if area.type != "VIEW_3D":
+            continue
+        if not sidebars_only:
+            area.tag_redraw()
+            continue
+        for region in area.regions:
+            if region.type == "UI":
+                region.tag_redraw()
+
+
+class FixOperator:
+    """Mixin: a change to the reviewed run, synchronous from ``execute``, in the background from ``invoke``.
+
+    Subclasses implement :meth:`request`.
+    """
+
+    bl_options = {"REGISTER", "UNDO"}
+    _job: fixes.FixJob | None = None
+    _timer = None
+
+    def request(self, context) -> fixes.FixRequest:
+        """The change to make, from the operator's properties."""
+        raise NotImplementedError
+
+    @classmethod
+    def poll(cls, context):
+        if fixes.fix_running():
+            cls.poll_message_set("A fix is running; wait for it to finish")
+            return False
+        return True
+
+    def execute(self, context):
+        try:
+            outcome = fixes.run_fix(context.scene, self.request(context))
+        except Real2GymError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        return self._finished(outcome)
+
+    def invoke(self, context, event):
+        try:
+            self._job = fixes.start_fix(context.scene, self.request(context))
+        except Real2GymError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        state = review.fix_settings(context.scene)
+        state.running, state.progress, state.progress_text = True, 0.0, self._job.message
+        wm = context.window_manager
+        wm.progress_begin(0, 100)
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        job = self._job
+        state = review.fix_settings(context.scene)
+        state.progress = job.fraction
+        state.progress_text = f"{job.message} ({job.elapsed:.0f} s)"
+        context.window_manager.progress_update(int(job.fraction * 100))
+        _redraw(context, sidebars_only=True)
+        if not job.done:
+            return {"RUNNING_MODAL"}
+        self._end(context)
+        try:
+            outcome = job.finish(context.scene)
+        except Real2GymError as e:
+            state.status = f"Failed: {e}"
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        _redraw(context)
+        return self._finished(outcome)
+
+    def _finished(self, outcome: fixes.FixOutcome):
+        for warning in outcome.warnings:
+            self.report({"WARNING"}, warning)
+        self.report({"WARNING"} if outcome.passed is False else {"INFO"}, outcome.message())
+        return {"FINISHED"}
+
+    def _end(self, context) -> None:
+        wm = context.window_manager
+        if self._timer is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        review.fix_settings(context.scene).running = False
+
+    def cancel(self, context):
+        """Blender ended the operator (a file was loaded, the window closed)."""
+        if self._job is not None:
+            self._job.abandon()
+        self._end(context)
+
+
+class REAL2GYM_OT_rim_scale(FixOperator, bpy.types.Operator):
+    """Scale a container's rim (its radius), keeping its bottom and wall thickness; then verify again"""
+
+    bl_idname = "real2gym.rim_scale"
+    bl_label = "Scale Rim"
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+    factor: bpy.props.FloatProperty(name="Factor", default=1.1, soft_min=0.5, soft_max=2.0, precision=3)
+
+    def request(self, context):
+        fix = {"kind": "radius_scale", "object": self.object_name, "factor": _number(self.factor)}
+        return fixes.fix_request(context.scene, fix)
+
+
+class REAL2GYM_OT_scale_object(FixOperator, bpy.types.Operator):
+    """Scale an object about its base (it stays on its support); then verify again"""
+
+    bl_idname = "real2gym.scale_object"
+    bl_label = "Scale"
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+    factors: bpy.props.FloatVectorProperty(name="Factors", size=3, default=(1.0, 1.0, 1.0), soft_min=0.1)
+
+    def request(self, context):
+        fix = {"kind": "scale", "object": self.object_name, "factors": _numbers(self.factors)}
+        return fixes.fix_request(context.scene, fix)
+
+
+class REAL2GYM_OT_offset_object(FixOperator, bpy.types.Operator):
+    """Move an object (world offset) from a frame on, blended in, or over its whole motion; then verify again"""
+
+    bl_idname = "real2gym.offset_object"
+    bl_label = "Offset"
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+    delta: bpy.props.FloatVectorProperty(name="Offset", size=3, subtype="TRANSLATION", unit="LENGTH")
+    frame: bpy.props.IntProperty(name="From Frame", description="-1: the current frame", default=-1, min=-1)
+    blend: bpy.props.IntProperty(name="Blend", description="Frames to blend in over", default=5, min=0)
+    whole_motion: bpy.props.BoolProperty(name="Whole Motion", description="Move every frame")
+
+    def request(self, context):
+        frame = None if self.whole_motion else (context.scene.frame_current if self.frame < 0 else self.frame)
+        fix = {"kind": "offset", "object": self.object_name, "delta": _numbers(self.delta), "frame": frame}
+        fix["blend"] = self.blend
+        return fixes.fix_request(context.scene, fix)
+
+
+class REAL2GYM_OT_set_collision(FixOperator, bpy.types.Operator):
+    """Replace an object's collision (for a container, a probe checks its opening); then verify again"""
+
+    bl_idname = "real2gym.set_collision"
+    bl_label = "Set Collision"
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+    mode: bpy.props.EnumProperty(name="Collision", items=_COLLISION_ITEMS)
+    threshold: bpy.props.FloatProperty(name="CoACD Threshold", default=0.05, precision=3)
+    max_pieces: bpy.props.IntProperty(name="CoACD Max Pieces", default=16)
+    time_limit: bpy.props.FloatProperty(name="CoACD Time Limit (s)", default=COACD_TIME_LIMIT_S)
+
+    def request(self, context):
+        fix = {"kind": "collision", "object": self.object_name, "mode": self.mode}
+        fix.update(threshold=_number(self.threshold), max_pieces=self.max_pieces)  # as the CLI records them
+        if self.mode == "coacd":
+            fix["time_limit"] = _number(self.time_limit)
+        return fixes.fix_request(context.scene, fix)
+
+
+class REAL2GYM_OT_add_keyframe(FixOperator, bpy.types.Operator):
+    """Add an interaction keyframe of an object at the current frame (replaces its keyframe of that event)"""
+
+    bl_idname = "real2gym.add_keyframe"
+    bl_label = "Add Keyframe"
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+    event: bpy.props.EnumProperty(name="Event", items=_EVENT_ITEMS)
+    frame: bpy.props.IntProperty(name="Frame", description="-1: the current frame", default=-1, min=-1)
+
+    def request(self, context):
+        frame = context.scene.frame_current if self.frame < 0 else self.frame
+        fix = {"kind": "keyframe", "object": self.object_name, "event": self.event, "frame": frame}
+        return fixes.fix_request(context.scene, fix)
+
+
+class REAL2GYM_OT_move_keyframe(FixOperator, bpy.types.Operator):
+    """Move the selected keyframe to the current frame"""
+
+    bl_idname = "real2gym.move_keyframe"
+    bl_label = "Move Keyframe Here"
+
+    index: bpy.props.IntProperty(name="Keyframe", description="-1: the selected one", default=-1, min=-1)
+    frame: bpy.props.IntProperty(name="Frame", description="-1: the current frame", default=-1, min=-1)
+
+    def request(self, context):
+        frame = context.scene.frame_current if self.frame < 0 else self.frame
+        return fixes.keyframe_request(context.scene, self.index, frame)
+
+
+class REAL2GYM_OT_delete_keyframe(FixOperator, bpy.types.Operator):
+    """Delete the selected keyframe"""
+
+    bl_idname = "real2gym.delete_keyframe"
+    bl_label = "Delete Keyframe"
+
+    index: bpy.props.IntProperty(name="Keyframe", description="-1: the selected one", default=-1, min=-1)
+
+    def request(self, context):
+        return fixes.keyframe_request(context.scene, self.index, None)
+
+
+class REAL2GYM_OT_apply_suggestion(FixOperator, bpy.types.Operator):
+    """Apply this suggested fix and verify again"""
+
+    bl_idname = "real2gym.apply_suggestion"
+    bl_label = "Apply"
+
+    index: bpy.props.IntProperty(name="Suggestion", description="Its place in the list, from 0", min=0)
+
+    def request(self, context):
+        return fixes.suggestion_request(context.scene, self.index)
+
+
+class REAL2GYM_OT_undo_fix(FixOperator, bpy.types.Operator):
+    """Revert the last fix of the run (report.json and the scene) and verify again"""
+
+    bl_idname = "real2gym.undo_fix"
+    bl_label = "Undo Fix"
+
+    def request(self, context):
+        return fixes.undo_request(context.scene)
+
+
+class REAL2GYM_OT_reverify(FixOperator, bpy.types.Operator):
+    """Export and simulate the whole demo again from report.json, and show the checks"""
+
+    bl_idname = "real2gym.reverify"
+    bl_label = "Verify Again"
+
+    def request(self, context):
+        return fixes.verify_request(context.scene)
+
+
+class REAL2GYM_OT_load_review(bpy.types.Operator):
+    """Show a finished run's keyframes, checks and suggestions from its report.json"""
+
+    bl_idname = "real2gym.load_review"
+    bl_label = "Load Report"
+    bl_options = {"REGISTER", "UNDO"}
+
+    out_dir: bpy.props.StringProperty(
+        name="Output Folder",
+        description="The run's output folder; the scene's when empty",
+        subtype="DIR_PATH",
+    )
+
+    def execute(self, context):
+        try:
+            report = review.load_review(context.scene, self.out_dir)
+        except Real2GymError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Loaded {len(report.get('keyframes', []))} keyframes")
+        return {"FINISHED"}
+
+
+class REAL2GYM_OT_go_to_frame(bpy.types.Operator):
+    """Go to this frame in the camera view (and select its keyframe)"""
+
+    bl_idname = "real2gym.go_to_frame"
+    bl_label = "Go to Frame"
+    bl_options = {"REGISTER"}
+
+    frame: bpy.props.IntProperty(name="Frame", min=0)
+
+    def execute(self, context):
+        review.go_to_frame(context.scene, self.frame)
+        return {"FINISHED"}
+
+
+class REAL2GYM_OT_opening_probe(bpy.types.Operator):
+    """Drop a probe into the container and report whether it reaches the bottom (nothing is changed)"""
+
+    bl_idname = "real2gym.opening_probe"
+    bl_label = "Opening Probe"
+    bl_options = {"REGISTER"}
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+
+    def execute(self, context):
+        try:
+            fixes.probe_in_scene(context.scene, self.object_name)
+        except Real2GymError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        result = review.fix_settings(context.scene).probe_result
+        self.report({"INFO"}, result)
+        return {"FINISHED"}
+
+
+CLASSES = [
+    REAL2GYM_OT_load_review,
+    REAL2GYM_OT_go_to_frame,
+    REAL2GYM_OT_rim_scale,
+    REAL2GYM_OT_scale_object,
+    REAL2GYM_OT_offset_object,
+    REAL2GYM_OT_set_collision,
+    REAL2GYM_OT_add_keyframe,
+    REAL2GYM_OT_move_keyframe,
+    REAL2GYM_OT_delete_keyframe,
+    REAL2GYM_OT_apply_suggestion,
+    REAL2GYM_OT_undo_fix,
+    REAL2GYM_OT_reverify,
+    REAL2GYM_OT_opening_probe,
+]
