@@ -12,23 +12,13 @@ through ``scene.real2gym.fixes`` (:mod:`bridge.review`).
 
 from __future__ import annotations
 
-import textwrap
-
 import bpy
 
 from ..bridge.review import report_changed
+from ._sidebar import SidebarPanel, wrapped_label
 
 _EVENT_ICONS = {"grasp": "VIEW_PAN", "lift": "TRIA_UP", "release": "TRIA_DOWN", "contact": "SNAP_FACE"}
 _VERDICT_ICONS = {"PASSED": "CHECKMARK", "FAILED": "ERROR", "UNKNOWN": "QUESTION"}
-
-
-def _wrapped_label(layout, context, text: str, icon: str = "NONE") -> None:
-    """Labels ``text`` over as many lines as the sidebar's width needs."""
-    scale = context.preferences.view.ui_scale
-    width = max(20, int((context.region.width - 50 * scale) / (6.5 * scale)))
-    column = layout.column(align=True)
-    for index, line in enumerate(textwrap.wrap(text, width) or [""]):
-        column.label(text=line, icon=icon if index == 0 else "BLANK1")
 
 
 def _state(context):
@@ -61,14 +51,11 @@ class REAL2GYM_UL_keyframes(bpy.types.UIList):
         row.label(text=item.failed or item.checks or "no check", icon=_VERDICT_ICONS[item.verdict])
 
 
-class REAL2GYM_PT_keyframes(bpy.types.Panel):
+class REAL2GYM_PT_keyframes(SidebarPanel, bpy.types.Panel):
     """The run's verdict and checks, and its keyframes: select one to look at it."""
 
     bl_idname = "REAL2GYM_PT_keyframes"
     bl_label = "Keyframes"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     def draw(self, context):
@@ -117,12 +104,12 @@ class REAL2GYM_PT_keyframes(bpy.types.Panel):
             column = box.column(align=True)
             column.alert = True
             names = ", ".join(c.name for c in failed)
-            _wrapped_label(column, context, f"Not verified: {names} failed", "ERROR")
+            wrapped_label(column, context, f"Not verified: {names} failed", "ERROR")
             for check in failed:
                 if check.figures:
                     hint = box.column(align=True)
                     hint.enabled = False
-                    _wrapped_label(hint, context, f"{check.name}: {check.figures}", "BLANK1")
+                    wrapped_label(hint, context, f"{check.name}: {check.figures}", "BLANK1")
         elif state.verification == "STALE":
             box.label(text="Fixed since the last verification", icon="QUESTION")
             box.operator("real2gym.reverify", icon="PLAY")
@@ -156,14 +143,11 @@ class REAL2GYM_PT_keyframes(bpy.types.Panel):
             cell.label(text=f"{item.iou:.2f}" if item.measured else "hidden")
 
 
-class REAL2GYM_PT_suggestions(bpy.types.Panel):
+class REAL2GYM_PT_suggestions(SidebarPanel, bpy.types.Panel):
     """After a failed verification: the suggested fixes, each ready to apply."""
 
     bl_idname = "REAL2GYM_PT_suggestions"
     bl_label = "Suggestions"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     @classmethod
@@ -175,11 +159,11 @@ class REAL2GYM_PT_suggestions(bpy.types.Panel):
         layout = self.layout
         state = _state(context)
         if not state.suggestions:
-            _wrapped_label(layout, context, "No suggestion for these failures: try the fixes below.", "INFO")
+            wrapped_label(layout, context, "No suggestion for these failures: try the fixes below.", "INFO")
             return
         for index, suggestion in enumerate(state.suggestions):
             box = layout.box()
-            _wrapped_label(box, context, suggestion.name, "LIGHT")
+            wrapped_label(box, context, suggestion.name, "LIGHT")
             hint = box.row()
             hint.enabled = False
             hint.label(text=f"{suggestion.check}, frame {suggestion.frame} ({suggestion.kind})")
@@ -191,14 +175,11 @@ class REAL2GYM_PT_suggestions(bpy.types.Panel):
             go.frame = suggestion.frame
 
 
-class REAL2GYM_PT_fixes(bpy.types.Panel):
+class REAL2GYM_PT_fixes(SidebarPanel, bpy.types.Panel):
     """Fix an object where interaction happens, re-verify, undo; and its edit log."""
 
     bl_idname = "REAL2GYM_PT_fixes"
     bl_label = "Fixes"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     @classmethod
@@ -220,7 +201,7 @@ class REAL2GYM_PT_fixes(bpy.types.Panel):
         body.enabled = not state.running and target is not None
         self._draw_fixes(body, context, state, target)
         if state.status and not state.running:
-            _wrapped_label(
+            wrapped_label(
                 layout, context, state.status, "ERROR" if state.status.startswith("Failed") else "INFO"
             )
         if target is not None:
@@ -269,7 +250,7 @@ class REAL2GYM_PT_fixes(bpy.types.Panel):
         if state.probe_result:
             hint = layout.column()
             hint.enabled = False
-            _wrapped_label(hint, context, state.probe_result)
+            wrapped_label(hint, context, state.probe_result)
 
         layout.prop(state, "verify_after_fix")
         row = layout.row(align=True)

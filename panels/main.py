@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import bpy
 
+from ._sidebar import SidebarPanel
 
-class REAL2GYM_PT_main(bpy.types.Panel):
+
+class REAL2GYM_PT_main(SidebarPanel, bpy.types.Panel):
     """Demo and output folders, the Run button and the last result."""
 
     bl_idname = "REAL2GYM_PT_main"
     bl_label = "Real2Gym"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
 
     def draw(self, context):
         layout = self.layout
@@ -35,14 +34,11 @@ class REAL2GYM_PT_main(bpy.types.Panel):
             )
 
 
-class REAL2GYM_PT_video(bpy.types.Panel):
+class REAL2GYM_PT_video(SidebarPanel, bpy.types.Panel):
     """What was loaded: the video and the camera."""
 
     bl_idname = "REAL2GYM_PT_video"
     bl_label = "Video and Camera"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     def draw(self, context):

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import bpy
 
 from ..bridge.segmentation import backend_availability, segmentation_options
-
-
-def _wrapped_label(layout, context, text: str, icon: str = "NONE") -> None:
-    """Labels ``text`` over as many lines as the sidebar's width needs."""
-    scale = context.preferences.view.ui_scale
-    width = max(20, int((context.region.width - 50 * scale) / (7.5 * scale)))
-    for index, line in enumerate(textwrap.wrap(text, width) or [""]):
-        layout.label(text=line, icon=icon if index == 0 else "BLANK1")
+from ._sidebar import SidebarPanel, wrapped_label
 
 
 class REAL2GYM_UL_prompts(bpy.types.UIList):
@@ -37,14 +28,11 @@ class REAL2GYM_UL_prompts(bpy.types.UIList):
         row.prop(item, "show_mask", text="", emboss=False, icon="HIDE_OFF" if item.show_mask else "HIDE_ON")
 
 
-class REAL2GYM_PT_segmentation(bpy.types.Panel):
+class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
     """Choose the backend, edit the object prompts, segment and see the masks."""
 
     bl_idname = "REAL2GYM_PT_segmentation"
     bl_label = "Segmentation"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     def draw(self, context):
@@ -58,7 +46,7 @@ class REAL2GYM_PT_segmentation(bpy.types.Panel):
         if not available:
             greyed = column.column(align=True)
             greyed.enabled = False
-            _wrapped_label(greyed, context, reason, icon="ERROR")
+            wrapped_label(greyed, context, reason, icon="ERROR")
         if state.segmentation_backend == "sam2":
             sam2 = column.column(align=True)
             sam2.label(text="SAM2 Checkpoint")

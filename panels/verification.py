@@ -6,19 +6,16 @@ import bpy
 
 from ..bridge.simulation import ERROR_PROPERTY
 from ..bridge.verification import verification_summary
-from .segmentation import _wrapped_label
+from ._sidebar import SidebarPanel, wrapped_label
 
 _KINDS = {"OBJECT", "TABLE", "COLLISION", "SIMULATION"}
 
 
-class REAL2GYM_PT_verification(bpy.types.Panel):
+class REAL2GYM_PT_verification(SidebarPanel, bpy.types.Panel):
     """The verdict, one row per check with its key figure, the suggested fixes, and the buttons."""
 
     bl_idname = "REAL2GYM_PT_verification"
     bl_label = "Verification"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     def draw(self, context):
@@ -43,7 +40,7 @@ class REAL2GYM_PT_verification(bpy.types.Panel):
                 box = layout.box()
                 box.label(text="Suggestions", icon="LIGHT")
                 for text in summary.suggestions:
-                    _wrapped_label(box, context, text)
+                    wrapped_label(box, context, text)
 
         if state.running:
             layout.progress(factor=state.progress, type="BAR", text=state.progress_text or "Working")
@@ -63,17 +60,14 @@ class REAL2GYM_PT_verification(bpy.types.Panel):
             depress=state.show_collision,
         )
         if state.verification_status.startswith("Failed") and not state.running:
-            _wrapped_label(layout, context, state.verification_status, icon="ERROR")
+            wrapped_label(layout, context, state.verification_status, icon="ERROR")
 
 
-class REAL2GYM_PT_object_physics(bpy.types.Panel):
+class REAL2GYM_PT_object_physics(SidebarPanel, bpy.types.Panel):
     """The active Real2Gym object's physics settings (mass, density, friction) and what it stands for."""
 
     bl_idname = "REAL2GYM_PT_object_physics"
     bl_label = "Object Physics"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Real2Gym"
     bl_parent_id = "REAL2GYM_PT_main"
 
     @classmethod
