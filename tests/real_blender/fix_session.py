@@ -16,13 +16,16 @@ into RESULT_JSON.
 
 import importlib
 import json
-import subprocess
+import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
 import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
 MODULE = "bl_ext.user_default.real2gym"
@@ -36,25 +39,15 @@ def _module(name: str):
     return importlib.import_module(f"{MODULE}.{name}")
 
 
-def _view3d():
-    window = bpy.context.window_manager.windows[0]
-    area = next(a for a in window.screen.areas if a.type == "VIEW_3D")
-    sidebar = next(r for r in area.regions if r.type == "UI")
-    main = next(r for r in area.regions if r.type == "WINDOW")
-    return window, area, sidebar, main
+_view3d = view3d
 
 
 def _finish():
-    with open(RESULT, "w") as f:
-        json.dump(result, f, indent=1)
-    bpy.ops.wm.quit_blender()
+    finish(result, RESULT)
 
 
 def _shoot(name: str) -> str:
-    path = f"{SHOTS}/{name}.png"
-    xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, check=True).stdout
-    subprocess.run(["convert", "xwd:-", path], input=xwd, check=True)
-    return path
+    return screenshot(f"{SHOTS}/{name}.png")
 
 
 def _register_fix_ui() -> None:
@@ -246,17 +239,10 @@ def _step():
         if sidebar.active_panel_category == "Real2Gym":
             state["phase"] = "select"
             return 0.3
-        if state["tab_y"] is None:
-            state["tab_y"] = sidebar.y + sidebar.height - 8
-        if state["tab_y"] < sidebar.y:
+        if open_real2gym_tab(state, window, sidebar) is None:
             result["errors"].append("no Real2Gym tab found in the sidebar")
             _finish()
             return None
-        x, y = sidebar.x + sidebar.width - 10, state["tab_y"]
-        window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
-        window.event_simulate(type="LEFTMOUSE", value="PRESS", x=x, y=y)
-        window.event_simulate(type="LEFTMOUSE", value="RELEASE", x=x, y=y)
-        state["tab_y"] -= 12
         return 0.25
     if phase == "select":
         fixes = scene.real2gym.fixes

@@ -9,12 +9,14 @@ opens the sidebar's "Real2Gym" tab by clicking it, takes a screenshot of the
 X screen with xwd, writes what it saw to RESULT_JSON and quits.
 """
 
-import json
-import subprocess
+import os
 import sys
 import traceback
 
 import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SCREENSHOT = sys.argv[sys.argv.index("--") + 1 :][:5]
 MODULE = "bl_ext.user_default.real2gym"
@@ -22,24 +24,11 @@ result = {"steps": [], "errors": []}
 state = {"phase": "install", "tab_y": None, "waits": 0}
 
 
-def _view3d():
-    window = bpy.context.window_manager.windows[0]
-    area = next(a for a in window.screen.areas if a.type == "VIEW_3D")
-    region = next(r for r in area.regions if r.type == "UI")
-    main = next(r for r in area.regions if r.type == "WINDOW")
-    return window, area, region, main
+_view3d = view3d
 
 
 def _finish():
-    with open(RESULT, "w") as f:
-        json.dump(result, f, indent=1)
-    bpy.ops.wm.quit_blender()
-
-
-def _click(window, x, y):
-    window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
-    window.event_simulate(type="LEFTMOUSE", value="PRESS", x=x, y=y)
-    window.event_simulate(type="LEFTMOUSE", value="RELEASE", x=x, y=y)
+    finish(result, RESULT)
 
 
 def step():
@@ -86,21 +75,16 @@ def _step():
         if region.active_panel_category == "Real2Gym":
             state["phase"] = "shoot"
             return 1.0
-        if state["tab_y"] is None:
-            state["tab_y"] = region.y + region.height - 8
-        if state["tab_y"] < region.y:
+        if open_real2gym_tab(state, window, region) is None:
             result["errors"].append("no Real2Gym tab found in the sidebar")
             _finish()
             return None
-        _click(window, region.x + region.width - 10, state["tab_y"])
-        state["tab_y"] -= 12
         return 0.25
     if phase == "shoot":
         result["category"] = region.active_panel_category
         result["screen"] = [window.width, window.height]
         result["sidebar"] = [region.x, region.y, region.width, region.height]
-        xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, check=True).stdout
-        subprocess.run(["convert", "xwd:-", SCREENSHOT], input=xwd, check=True)
+        screenshot(SCREENSHOT)
         _finish()
         return None
     return None

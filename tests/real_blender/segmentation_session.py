@@ -14,13 +14,16 @@ points through the camera (``world_to_camera_view`` and
 """
 
 import json
-import subprocess
+import os
 import sys
 import traceback
 
 import bpy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpy_extras.view3d_utils import location_3d_to_region_2d
 from mathutils import Vector
+from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
 MODULE = "bl_ext.user_default.real2gym"
@@ -31,25 +34,15 @@ result = {"steps": [], "errors": []}
 state = {"phase": "install", "tab_y": None, "waits": 0}
 
 
-def _view3d():
-    window = bpy.context.window_manager.windows[0]
-    area = next(a for a in window.screen.areas if a.type == "VIEW_3D")
-    sidebar = next(r for r in area.regions if r.type == "UI")
-    main = next(r for r in area.regions if r.type == "WINDOW")
-    return window, area, sidebar, main
+_view3d = view3d
 
 
 def _finish():
-    with open(RESULT, "w") as f:
-        json.dump(result, f, indent=1)
-    bpy.ops.wm.quit_blender()
+    finish(result, RESULT)
 
 
 def _shoot(name: str) -> str:
-    path = f"{SHOTS}/{name}.png"
-    xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, check=True).stdout
-    subprocess.run(["convert", "xwd:-", path], input=xwd, check=True)
-    return path
+    return screenshot(f"{SHOTS}/{name}.png")
 
 
 def _region_position(pixel, main) -> tuple[float, float]:
@@ -208,17 +201,10 @@ def _step():
                 result["second_invoke"] = sorted(bpy.ops.real2gym.segment("INVOKE_DEFAULT"))
             state["phase"] = "wait_second"
             return 0.1
-        if state["tab_y"] is None:
-            state["tab_y"] = sidebar.y + sidebar.height - 8
-        if state["tab_y"] < sidebar.y:
+        if open_real2gym_tab(state, window, sidebar) is None:
             result["errors"].append("no Real2Gym tab found in the sidebar")
             _finish()
             return None
-        x, y = sidebar.x + sidebar.width - 10, state["tab_y"]
-        window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=x, y=y)
-        window.event_simulate(type="LEFTMOUSE", value="PRESS", x=x, y=y)
-        window.event_simulate(type="LEFTMOUSE", value="RELEASE", x=x, y=y)
-        state["tab_y"] -= 12
         return 0.25
     if phase == "wait_second":
         settings = scene.real2gym
