@@ -17,11 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from doc_images import doc_images_dir
 from test_gui import OUTPUT, REPO, _extension_zip, run_blender
 
 pytestmark = pytest.mark.gui
 DEMO = REPO / "examples" / "block_in_cup"
-DOC_IMAGES = REPO / "docs" / "images"
+DOC_IMAGES = doc_images_dir()
 SCREEN = "1600x1400x24"  # tall enough for the Keyframes, Suggestions and Fixes panels together
 
 

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from doc_images import doc_images_dir
 from test_gui import OUTPUT, REPO, _extension_zip, run_blender
 
 pytestmark = pytest.mark.gui
 DEMO = REPO / "examples" / "block_in_cup"
-DOC_IMAGE = REPO / "docs" / "images" / "segmentation_panel.png"
+DOC_IMAGE = doc_images_dir() / "segmentation_panel.png"
 
 
 def _screen_position(corners, pixel, width: int, height: int) -> np.ndarray:
