@@ -19,12 +19,11 @@ import os
 from pathlib import Path
 
 import bpy
-import numpy as np
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
-from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY
+from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, collision_volume
 from ..real2gym_addon.reverify import read_report, reverify
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
@@ -70,23 +69,6 @@ def scene_out_dir(scene: bpy.types.Scene, out_dir: str | Path = "") -> Path:
     if not folder:
         raise Real2GymError("set the output folder first (Real2Gym tab), or run the pipeline")
     return Path(folder).resolve()
-
-
-def collision_volume(shape: Shape) -> float:
-    """The volume (m3) the MJCF export gives an object's collision, which its density fills."""
-    import trimesh
-
-    if shape.collision == "coacd":
-        return float(sum(trimesh.convex.convex_hull(np.asarray(h)).volume for h in shape.hulls or []))
-    if shape.collision == "hull":
-        return float(shape.mesh().convex_hull.volume)
-    volume = 0.0
-    for piece in shape.collision_pieces():
-        if piece.kind == "box":
-            volume += 8.0 * piece.size[0] * piece.size[1] * piece.size[2]
-        else:
-            volume += np.pi * piece.size[0] ** 2 * 2.0 * piece.size[1]
-    return float(volume)
 
 
 def physics_overrides(scene: bpy.types.Scene, report: dict) -> tuple[dict[str, float], list[str]]:

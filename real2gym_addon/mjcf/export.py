@@ -115,12 +115,7 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
     body.add_geom(name=mesh_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name, contype=0, conaffinity=0,
                   group=1, density=0.0, rgba=colour)  # fmt: skip
     pieces = shape.collision_pieces()
-    if shape.collision == "hull":
-        volume = mesh.convex_hull.volume
-    elif shape.collision == "coacd":
-        volume = sum(_hull_volume(h) for h in shape.hulls or [])
-    else:
-        volume = sum(_piece_volume(p) for p in pieces)
+    volume = collision_volume(shape)
     if not np.isfinite(volume) or volume <= 1e-9 or min(shape.size) <= 1e-5:
         raise ExportError(
             f"object '{obj.name}' has zero volume (size {list(shape.size)}); fix its shape or collision"
@@ -142,6 +137,15 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
                       quat=_quat(piece.yaw), density=density, friction=[obj.friction, 0.005, 0.0001],
                       condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
+
+
+def collision_volume(shape: Shape) -> float:
+    """The volume (m3) of an object's collision geometry, which its density fills."""
+    if shape.collision == "hull":
+        return float(shape.mesh().convex_hull.volume)
+    if shape.collision == "coacd":
+        return float(sum(_hull_volume(h) for h in shape.hulls or []))
+    return float(sum(_piece_volume(p) for p in shape.collision_pieces()))
 
 
 def _hull_volume(vertices) -> float:
