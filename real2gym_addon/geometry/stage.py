@@ -15,7 +15,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..demo import Demo
-from ..errors import WarningLog
+from ..depth import read_depth
+from ..errors import DemoFolderError, WarningLog
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from .camera import back_project, invert, pose_matrix, transform, yaw_rotation
@@ -104,19 +105,11 @@ class _DepthReader:
         self._cache: dict[int, np.ndarray | None] = {}
 
     def __call__(self, frame: int) -> np.ndarray | None:
-        if self.demo.depth_dir is None:
-            return None
         if frame not in self._cache:
-            path = self.demo.depth_dir / f"{frame:06d}.png"
-            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
-            if image is not None:
-                video = self.demo.video
-                if image.shape[:2] != (video.height, video.width) or image.ndim != 2:
-                    raise GeometryError(
-                        f"depth/{path.name} is {image.shape[1]}x{image.shape[0]} but the video is "
-                        f"{video.width}x{video.height}; depth must be aligned with the video, one image per frame"
-                    )
-                image = image.astype(np.float32) * self.demo.camera.depth_scale
+            try:
+                image = read_depth(self.demo, frame)
+            except DemoFolderError as e:
+                raise GeometryError(str(e)) from e
             self._cache = {frame: image} if len(self._cache) > 8 else {**self._cache, frame: image}
         return self._cache[frame]
 

@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 
 from ..demo import Demo
-from ..errors import Real2GymError, WarningLog
+from ..depth import read_depth
+from ..errors import DemoFolderError, Real2GymError, WarningLog
 from ..progress import Progress
 from .base import ObjectMask, Prompt, VideoSegmenter
 
@@ -122,20 +123,12 @@ def load_depth(demo: Demo, scale: float, log: WarningLog) -> list[np.ndarray | N
         return None
     depth: list[np.ndarray | None] = []
     for frame in range(demo.video.frames):
-        path = demo.depth_dir / f"{frame:06d}.png"
-        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
-        if image is None:
-            depth.append(None)
-            continue
-        if image.shape[:2] != (demo.video.height, demo.video.width) or image.ndim != 2:
-            log.warn(
-                "segmentation",
-                f"depth/{path.name} is {image.shape[1]}x{image.shape[0]}, the video is "
-                f"{demo.video.width}x{demo.video.height}; segmenting without depth",
-            )
+        try:
+            metres = read_depth(demo, frame)
+        except DemoFolderError as e:
+            log.warn("segmentation", f"{e}; segmenting without depth")
             return None
-        metres = image.astype(np.float32) * demo.camera.depth_scale
-        if scale != 1.0:
+        if metres is not None and scale != 1.0:
             metres = cv2.resize(metres, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
         depth.append(metres)
     return depth
