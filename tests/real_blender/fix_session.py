@@ -19,16 +19,14 @@ import json
 import os
 import sys
 import time
-import traceback
 from pathlib import Path
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import MODULE, finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
-MODULE = "bl_ext.user_default.real2gym"
 WHEEL_STEPS = 60
 SIDEBAR_WIDEN = 160  # screen pixels
 result = {"steps": [], "errors": [], "progress": [], "warnings": []}
@@ -131,15 +129,6 @@ def _wait_for_report(edits: int, next_phase: str):
     return 0.5
 
 
-def step():
-    try:
-        return _step()
-    except Exception:
-        result["errors"].append(traceback.format_exc())
-        _finish()
-        return None
-
-
 def _open_run(scene) -> None:
     """The scene a user has after running the CLI: the video behind the camera, the folders, the reconstruction."""
     demo_module = _module("real2gym_addon.demo")
@@ -165,12 +154,8 @@ def _step():
     space = area.spaces[0]
     override = {"window": window, "area": area, "region": main}
     if phase == "install":
-        if MODULE not in bpy.context.preferences.addons:
-            bpy.ops.extensions.package_install_files(
-                filepath=ZIP, repo="user_default", enable_on_install=True
-            )
+        install_extension(ZIP)
         _register_fix_ui()
-        bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
         state["phase"] = "open"
         return 0.5
     if phase == "open":
@@ -338,4 +323,4 @@ def _step():
     return None
 
 
-bpy.app.timers.register(step, first_interval=2.0, persistent=True)
+bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)

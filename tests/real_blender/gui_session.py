@@ -11,15 +11,13 @@ X screen with xwd, writes what it saw to RESULT_JSON and quits.
 
 import os
 import sys
-import traceback
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SCREENSHOT = sys.argv[sys.argv.index("--") + 1 :][:5]
-MODULE = "bl_ext.user_default.real2gym"
 result = {"steps": [], "errors": []}
 state = {"phase": "install", "tab_y": None, "waits": 0}
 
@@ -31,25 +29,12 @@ def _finish():
     finish(result, RESULT)
 
 
-def step():
-    try:
-        return _step()
-    except Exception:
-        result["errors"].append(traceback.format_exc())
-        _finish()
-        return None
-
-
 def _step():
     window, area, region, main = _view3d()
     phase = state["phase"]
     result["steps"].append(phase)
     if phase == "install":
-        if MODULE not in bpy.context.preferences.addons:
-            bpy.ops.extensions.package_install_files(
-                filepath=ZIP, repo="user_default", enable_on_install=True
-            )
-        bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+        install_extension(ZIP)
         state["phase"] = "run"
         return 0.5
     if phase == "run":
@@ -90,4 +75,4 @@ def _step():
     return None
 
 
-bpy.app.timers.register(step, first_interval=2.0, persistent=True)
+bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)

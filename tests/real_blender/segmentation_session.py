@@ -16,17 +16,15 @@ points through the camera (``world_to_camera_view`` and
 import json
 import os
 import sys
-import traceback
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpy_extras.view3d_utils import location_3d_to_region_2d
 from mathutils import Vector
-from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
-MODULE = "bl_ext.user_default.real2gym"
 DRAWN_BOX = (216.0, 225.0, 276.0, 290.0)  # video pixels: around the block on frame 0
 DRAWN_POINT = (245.0, 257.0)
 SHOT_FRAME = 80  # the block is carried, moving about 11 px per frame
@@ -74,15 +72,6 @@ def _wait_for_run(next_phase: str):
     return 0.2
 
 
-def step():
-    try:
-        return _step()
-    except Exception:
-        result["errors"].append(traceback.format_exc())
-        _finish()
-        return None
-
-
 def _step():
     window, area, sidebar, main = _view3d()
     phase = state["phase"]
@@ -90,11 +79,7 @@ def _step():
     scene = bpy.context.scene
     space = area.spaces[0]
     if phase == "install":
-        if MODULE not in bpy.context.preferences.addons:
-            bpy.ops.extensions.package_install_files(
-                filepath=ZIP, repo="user_default", enable_on_install=True
-            )
-        bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+        install_extension(ZIP)
         state["phase"] = "segment"
         return 0.5
     if phase == "segment":
@@ -270,4 +255,4 @@ def _step():
     return None
 
 
-bpy.app.timers.register(step, first_interval=2.0, persistent=True)
+bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)

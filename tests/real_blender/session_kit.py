@@ -57,3 +57,30 @@ def open_real2gym_tab(state: dict, window, sidebar) -> bool | None:
     click(window, sidebar.x + sidebar.width - 10, state["tab_y"])
     state["tab_y"] -= 12
     return False
+
+
+MODULE = "bl_ext.user_default.real2gym"
+
+
+def install_extension(zip_path: str) -> None:
+    """Installs and enables the extension from its zip (once), then starts from an empty scene."""
+    if MODULE not in bpy.context.preferences.addons:
+        bpy.ops.extensions.package_install_files(
+            filepath=zip_path, repo="user_default", enable_on_install=True
+        )
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+
+
+def guarded(step, result: dict, path: str):
+    """Wraps a timer step: an exception is recorded in ``result`` and the session ends."""
+    import traceback
+
+    def run():
+        try:
+            return step()
+        except Exception:
+            result["errors"].append(traceback.format_exc())
+            finish(result, path)
+            return None
+
+    return run

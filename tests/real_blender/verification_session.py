@@ -14,16 +14,14 @@ including what the Verification panel drew, to RESULT_JSON and quits.
 
 import os
 import sys
-import traceback
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpy_extras.view3d_utils import location_3d_to_region_2d
-from session_kit import finish, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import MODULE, finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
-MODULE = "bl_ext.user_default.real2gym"
 SHOT_FRAME = 80  # the block is carried by the gripper
 result = {"steps": [], "errors": [], "panel_draws": []}
 state = {"phase": "install", "tab_y": None, "waits": 0}
@@ -83,15 +81,6 @@ def _wait(next_phase: str):
     return 0.3
 
 
-def step():
-    try:
-        return _step()
-    except Exception:
-        result["errors"].append(traceback.format_exc())
-        _finish()
-        return None
-
-
 def _step():
     window, area, sidebar, main = _view3d()
     phase = state["phase"]
@@ -99,11 +88,7 @@ def _step():
     scene = bpy.context.scene
     space = area.spaces[0]
     if phase == "install":
-        if MODULE not in bpy.context.preferences.addons:
-            bpy.ops.extensions.package_install_files(
-                filepath=ZIP, repo="user_default", enable_on_install=True
-            )
-        bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+        install_extension(ZIP)
         state["phase"] = "run"
         return 0.5
     if phase == "run":
@@ -202,4 +187,4 @@ def _step():
     return None
 
 
-bpy.app.timers.register(step, first_interval=2.0, persistent=True)
+bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)
