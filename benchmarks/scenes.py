@@ -21,6 +21,8 @@ VARIANTS = {
                               "--fovy", "40", "--cup-radius", "0.05"],
     "no_depth_with_pose": ["--seed", "3", "--camera-azimuth", "-25", "--no-depth", "--with-world-from-camera",
                            "--with-trajectory"],
+    # The weakest input: a person's video with a known camera pose, no depth, no robot recording.
+    "no_depth_no_trajectory": ["--seed", "3", "--camera-azimuth", "-25", "--no-depth", "--with-world-from-camera"],
 }  # fmt: skip
 
 

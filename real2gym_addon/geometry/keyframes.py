@@ -122,6 +122,28 @@ def load_trajectory(path: Path, frames: int, world_from_camera: np.ndarray) -> G
     )
 
 
+def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | None, int | None]:
+    """The recorded grasp and release: where the gripper stops closing, and where it opens again.
+
+    Args:
+        opening: Per-frame opening in [0, 1].
+        until: Look for the closing up to this frame only (None: the whole recording).
+
+    Returns:
+        ``(grasp, release)``; either is None when the recording does not show it.
+    """
+    end = len(opening) if until is None else min(len(opening), until + 1)
+    closing = np.nonzero(np.diff(opening[:end]) < -0.01)[0]
+    if not len(closing):
+        return None, None
+    frame = int(closing[0])
+    while frame + 2 < end and opening[frame + 1] < opening[frame] - 0.005:
+        frame += 1
+    grasp = frame + 1
+    opened = np.nonzero(opening[grasp:] > opening[grasp] + 0.05)[0]
+    return grasp, (grasp + int(opened[0]) if len(opened) else None)
+
+
 def detect_events(
     name: str,
     motion: Motion,
@@ -157,18 +179,12 @@ def detect_events(
     while lift > 0 and z[lift - 1] > rest + LIFT_START and z[lift - 1] < z[lift] - 0.0005:
         lift -= 1
     events = {"lift": lift}
-    opening = None if gripper is None else gripper.opening
-    if opening is not None:
-        closing = np.nonzero(np.diff(opening[: lift + 1]) < -0.01)[0]
-        if len(closing):
-            frame = int(closing[0])
-            while frame + 1 < lift and opening[frame + 1] < opening[frame] - 0.005:
-                frame += 1
-            events["grasp"] = frame + 1
-        held = opening[events.get("grasp", lift)]
-        opened = np.nonzero(opening[lift:] > held + 0.05)[0]
-        if len(opened):
-            events["release"] = lift + int(opened[0])
+    if gripper is not None:
+        grasp, release = gripper_hold(gripper.opening, until=lift)
+        if grasp is not None:
+            events["grasp"] = grasp
+        if release is not None and release >= lift:
+            events["release"] = release
     if "grasp" not in events:
         events["grasp"] = max(0, lift - round(GRASP_LEAD_S * fps))
         log.warn(

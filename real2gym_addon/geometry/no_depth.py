@@ -12,16 +12,33 @@ frame (position and yaw).
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from scipy.optimize import minimize
+from scipy.spatial.transform import Rotation
 
 from ..demo import Camera
 from .camera import invert, pose_matrix, yaw_rotation
+from .keyframes import GripperTrajectory, gripper_hold
 from .motion import Motion, _finish
 from .shapes import Shape
-from .silhouette import silhouette_iou, silhouette_polygon
+from .silhouette import silhouette_mismatch, silhouette_polygon
 
 MIN_MASK_AREA = 30
+"""Masks smaller than this (pixels) measure nothing."""
+MIN_SEEN = 0.85
+"""A free object seen less than this fraction of its silhouette is not measured on that frame."""
+UNSEEN_WEIGHT = 0.3
+"""Cost of a silhouette pixel the mask does not show (it may be hidden), against 1 for a mask pixel missed."""
+PRIOR_WEIGHT = 0.02
+"""Cost, in silhouette mismatch, of a held object PRIOR_SCALE away from where the gripper carries it."""
+PRIOR_SCALE = 0.005
+GOOD_MATCH = 0.1
+"""A silhouette mismatch this low on the table needs no search off it."""
+RESTING_MARGIN = 0.03
+"""A free object is placed off the table only where that explains its mask this much better."""
+GRASP_REACH = 0.03
+"""The gripper holds an object when it closes within this distance (m) of the object's extent."""
 
 
 def _ray_on_table(camera: Camera, world_from_camera: np.ndarray, u: float, v: float) -> np.ndarray | None:
@@ -74,18 +91,35 @@ def track_silhouettes(
     visible: list[bool],
     camera: Camera,
     camera_from_world: np.ndarray,
+    gripper: GripperTrajectory | None = None,
 ) -> Motion:
     """Follows an object by fitting its silhouette to the mask on each frame.
+
+    One view's silhouette fixes an object's distance only through its size, and
+    a hand or gripper hiding part of it makes the object look smaller, so:
+
+    - the fit tolerates hidden parts (a silhouette pixel the mask lacks costs
+      less than a mask pixel the silhouette lacks);
+    - a frame where less than ``MIN_SEEN`` of the silhouette is seen is not
+      measured (a free object is bridged there, a held one goes with the gripper);
+    - an object that has not been grasped yet stays on the table (height fixed);
+      without a recorded gripper, a free object stays on the table unless a pose
+      off it (from the last pose, or along the mask's ray at the distance its
+      size gives) explains the mask clearly better;
+    - while the recorded gripper holds it (closed near the object, until it
+      opens), the object moves with the gripper, from where the grasp found it;
+      where it is well seen, its silhouette corrects that by a few millimetres.
 
     Args:
         shape: The fitted shape.
         start_position: Its centre at ``start_frame``, world frame (m).
         start_yaw: Its yaw there (radians).
-        start_frame: The fit's frame.
+        start_frame: The fit's frame (the object rests there).
         masks: ``HxW`` bool per frame.
         visible: Per frame, whether the mask is usable.
         camera: Intrinsics.
         camera_from_world: 4x4.
+        gripper: The recorded gripper (trajectory.json), or None.
 
     Returns:
         The motion, smoothed, hidden frames bridged.
@@ -94,21 +128,96 @@ def track_silhouettes(
     positions, yaws = np.zeros((count, 3)), np.zeros(count)
     measured = np.zeros(count, bool)
     round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+    grasp, release = _held_span(gripper, start_position, shape, count)
+    rest_z = float(start_position[2])
 
-    def loss(x, mask):
+    def polygon(x):
         pose = pose_matrix(x[:3], yaw_rotation(0.0 if round_ else x[3]))
-        iou = silhouette_iou(silhouette_polygon(shape, camera_from_world @ pose, camera), mask)
+        return silhouette_polygon(shape, camera_from_world @ pose, camera)
+
+    def well_seen(x, area):
+        return area >= MIN_MASK_AREA and area >= MIN_SEEN * cv2.contourArea(polygon(x))
+
+    def loss(x, mask, prior):
         below = max(0.0, shape.size[2] / 2 - x[2])  # never sink into the table
-        return 1.0 - iou + 50.0 * below
+        cost = silhouette_mismatch(polygon(x), mask, UNSEEN_WEIGHT) + 50.0 * below
+        if prior is not None:
+            cost += PRIOR_WEIGHT * float(np.sum((x[:3] - prior) ** 2)) / PRIOR_SCALE**2
+        return cost
+
+    def fit(x, mask, prior=None, resting=False):
+        if resting:  # height fixed: x, y, yaw
+            result = minimize(lambda y: loss(np.r_[y[:2], rest_z, y[2]], mask, prior), x[[0, 1, 3]],
+                              method="Nelder-Mead", options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 200})  # fmt: skip
+            return np.r_[result.x[:2], rest_z, result.x[2]]
+        result = minimize(loss, x, args=(mask, prior), method="Nelder-Mead",
+                          options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 300})  # fmt: skip
+        return result.x
+
+    world_from_camera = invert(camera_from_world)
+    reference = (float(np.linalg.norm(start_position - world_from_camera[:3, 3])),
+                 cv2.contourArea(polygon(np.r_[start_position, start_yaw])))  # fmt: skip
+
+    def free_fit(x, mask, area):
+        """Where nothing holds the object: on the table unless clearly not, from the last pose
+        or from where the mask's size puts it along its ray, whichever explains the mask best."""
+        on_table = fit(np.r_[x[:2], rest_z, x[3]], mask, resting=True)
+        if loss(on_table, mask, None) < GOOD_MATCH:
+            return on_table
+        ys, xs = np.nonzero(mask)
+        ray = world_from_camera[:3, :3] @ np.array(
+            [(xs.mean() - camera.cx) / camera.fx, (ys.mean() - camera.cy) / camera.fy, 1.0]
+        )
+        distance = reference[0] * np.sqrt(reference[1] / area)
+        seed = world_from_camera[:3, 3] + ray / np.linalg.norm(ray) * distance
+        fits = [fit(x, mask), fit(np.r_[seed, x[3]], mask)]
+        best = min(fits, key=lambda f: loss(f, mask, None))
+        return on_table if loss(on_table, mask, None) < loss(best, mask, None) + RESTING_MARGIN else best
 
     for direction in (1, -1):
         state = np.r_[start_position, start_yaw]
+        anchor = None  # gripper-from-object at the grasp
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         for frame in frames:
-            if not visible[frame] or masks[frame].sum() < MIN_MASK_AREA:
-                continue
-            result = minimize(loss, state, args=(masks[frame],), method="Nelder-Mead",
-                              options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 300})  # fmt: skip
-            state = result.x
+            mask = masks[frame]
+            area = int(mask.sum()) if visible[frame] else 0
+            held = grasp is not None and grasp <= frame < release
+            if held:
+                if anchor is None:
+                    anchor = _gripper_pose(gripper, frame, invert=True) @ pose_matrix(state[:3], yaw_rotation(state[3]))
+                predicted = _gripper_pose(gripper, frame) @ anchor
+                yaw = float(np.arctan2(predicted[1, 0], predicted[0, 0]))
+                state = np.r_[predicted[:3, 3], yaw]
+                if well_seen(state, area):
+                    state = fit(state, mask, prior=predicted[:3, 3])
+            else:
+                anchor = None
+                if not well_seen(state, area):
+                    continue
+                if grasp is not None and frame < grasp:
+                    state = fit(state, mask, resting=True)
+                else:
+                    state = free_fit(state, mask, area)
             positions[frame], yaws[frame], measured[frame] = state[:3], state[3], True
     return _finish(positions, yaws, measured, start_position, start_yaw)
+
+
+def _held_span(
+    gripper: GripperTrajectory | None, position: np.ndarray, shape: Shape, count: int
+) -> tuple[int | None, int]:
+    """The frames ``[grasp, release)`` where the gripper holds this object, if it does."""
+    if gripper is None:
+        return None, count
+    grasp, release = gripper_hold(gripper.opening)
+    if grasp is None:
+        return None, count
+    reach = 0.5 * float(np.linalg.norm(shape.size)) + GRASP_REACH
+    if np.linalg.norm(gripper.positions[grasp] - position) > reach:
+        return None, count  # it closes on something else
+    return grasp, count if release is None else release
+
+
+def _gripper_pose(gripper: GripperTrajectory, frame: int, invert: bool = False) -> np.ndarray:
+    rotation = Rotation.from_quat(gripper.quaternions[frame][[1, 2, 3, 0]]).as_matrix()
+    pose = pose_matrix(gripper.positions[frame], rotation)
+    return np.linalg.inv(pose) if invert else pose

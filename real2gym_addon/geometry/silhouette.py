@@ -71,17 +71,37 @@ def silhouette_iou(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> fl
         mask: ``HxW`` bool.
         margin: Extra pixels around the joint box.
     """
+    return 1.0 - silhouette_mismatch(polygon, mask, 1.0, margin)
+
+
+def silhouette_mismatch(polygon: np.ndarray, mask: np.ndarray, unseen_weight: float, margin: int = 4) -> float:
+    """How badly a convex polygon explains a mask that may be partly occluded, in ``[0, 1]``.
+
+    Mask pixels the polygon misses count fully; polygon pixels outside the mask
+    (the object may be hidden there, behind a hand or a gripper) count
+    ``unseen_weight``. With a weight of 1 this is one minus the IoU.
+
+    Args:
+        polygon: ``Kx2`` pixels, convex.
+        mask: ``HxW`` bool: the seen part of the object.
+        unseen_weight: Cost of a polygon pixel the mask does not show, in ``[0, 1]``.
+        margin: Extra pixels around the joint box.
+    """
     h, w = mask.shape
     ys, xs = np.nonzero(mask)
     if len(xs) == 0:
-        return 0.0
+        return 1.0
     x0 = int(max(0, min(xs.min(), np.floor(polygon[:, 0].min())) - margin))
     y0 = int(max(0, min(ys.min(), np.floor(polygon[:, 1].min())) - margin))
     x1 = int(min(w, max(xs.max(), np.ceil(polygon[:, 0].max())) + margin + 1))
     y1 = int(min(h, max(ys.max(), np.ceil(polygon[:, 1].max())) + margin + 1))
     if x1 <= x0 or y1 <= y0:
-        return 0.0
+        return 1.0
     coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
     crop = mask[y0:y1, x0:x1]
     union = np.maximum(coverage, crop).sum()
-    return float(np.minimum(coverage, crop).sum() / union) if union else 0.0
+    if not union:
+        return 1.0
+    missed = (crop * (1.0 - coverage)).sum()
+    unseen = (coverage * ~crop).sum()
+    return float((missed + unseen_weight * unseen) / union)

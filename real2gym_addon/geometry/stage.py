@@ -194,6 +194,9 @@ def run_geometry(
             )
         table, world_from_camera = fit_table(camera, depth_frames, union)
     camera_from_world = invert(world_from_camera)
+    trajectory = None
+    if demo.trajectory_path is not None:
+        trajectory = load_trajectory(demo.trajectory_path, frames, world_from_camera)
 
     objects = []
     for index, (prompt, track_) in enumerate(zip(demo.objects, segmentation.objects, strict=True)):
@@ -243,6 +246,7 @@ def run_geometry(
                 visible,
                 camera,
                 camera_from_world,
+                trajectory,
             )
         else:
             points = [
@@ -274,9 +278,6 @@ def run_geometry(
             settle_hidden_tail(obj.motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps)
 
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
-    trajectory = None
-    if demo.trajectory_path is not None:
-        trajectory = load_trajectory(demo.trajectory_path, frames, world_from_camera)
     keyframes, gripper = [], trajectory
     moved = next((o for o in objects if o.name == demo.task.object), None)
     if moved is not None:
