@@ -184,7 +184,9 @@ def track_silhouettes(
             held = grasp is not None and grasp <= frame < release
             if held:
                 if anchor is None:
-                    anchor = _gripper_pose(gripper, frame, invert=True) @ pose_matrix(state[:3], yaw_rotation(state[3]))
+                    anchor = _gripper_pose(gripper, frame, invert=True) @ pose_matrix(
+                        state[:3], yaw_rotation(state[3])
+                    )
                 predicted = _gripper_pose(gripper, frame) @ anchor
                 yaw = float(np.arctan2(predicted[1, 0], predicted[0, 0]))
                 state = np.r_[predicted[:3, 3], yaw]

@@ -74,7 +74,9 @@ def silhouette_iou(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> fl
     return 1.0 - silhouette_mismatch(polygon, mask, 1.0, margin)
 
 
-def silhouette_mismatch(polygon: np.ndarray, mask: np.ndarray, unseen_weight: float, margin: int = 4) -> float:
+def silhouette_mismatch(
+    polygon: np.ndarray, mask: np.ndarray, unseen_weight: float, margin: int = 4
+) -> float:
     """How badly a convex polygon explains a mask that may be partly occluded, in ``[0, 1]``.
 
     Mask pixels the polygon misses count fully; polygon pixels outside the mask
