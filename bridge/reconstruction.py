@@ -225,21 +225,27 @@ def _table_mesh(extent: list[float]) -> tuple[np.ndarray, np.ndarray]:
     return vertices, quads.reshape(-1, 4)
 
 
-def _collision_meshes(shape: Shape) -> list[tuple[object, tuple[float, float, float], float]]:
-    """The collision pieces as ``(trimesh, position, yaw)`` in the object's local frame, as MuJoCo gets them."""
+def _collision_meshes(
+    shape: Shape,
+) -> list[tuple[object, tuple[float, float, float], tuple[float, float, float]]]:
+    """The collision pieces as ``(trimesh, position, rotation_euler)`` in the object's local frame, as MuJoCo
+    gets them (Euler XYZ: a wall box's tilt about its y, then its yaw about z)."""
     import trimesh
 
     if shape.collision == "coacd":
-        return [(trimesh.convex.convex_hull(np.asarray(h)), (0.0, 0.0, 0.0), 0.0) for h in shape.hulls or []]
+        return [
+            (trimesh.convex.convex_hull(np.asarray(h)), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+            for h in shape.hulls or []
+        ]
     if shape.collision == "hull":
-        return [(shape.mesh().convex_hull, (0.0, 0.0, 0.0), 0.0)]
+        return [(shape.mesh().convex_hull, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))]
     pieces = []
     for piece in shape.collision_pieces():
         if piece.kind == "box":
             mesh = trimesh.creation.box(extents=[2 * s for s in piece.size])
         else:
             mesh = trimesh.creation.cylinder(radius=piece.size[0], height=2 * piece.size[1], sections=24)
-        pieces.append((mesh, tuple(piece.position), piece.yaw))
+        pieces.append((mesh, tuple(piece.position), (0.0, piece.tilt, piece.yaw)))
     return pieces
 
 
@@ -324,11 +330,11 @@ def _build_object(builder: _Builder, index: int, obj_geometry, frames: np.ndarra
     # Posed as on the current frame now, as a frame change would pose it (other objects keep theirs).
     now = min(max(builder.frame, 0), count - 1)
     obj.location, obj.rotation_euler = motion.positions[now], yaws[now]
-    for piece, (mesh, position, yaw) in enumerate(_collision_meshes(shape)):
+    for piece, (mesh, position, rotation) in enumerate(_collision_meshes(shape)):
         child_name = f"{obj.name} collision {piece}"
         child = bpy.data.objects.new(child_name, mesh_from_trimesh(child_name, mesh))
         child.parent = obj
-        child.location, child.rotation_euler = position, (0.0, 0.0, yaw)
+        child.location, child.rotation_euler = position, rotation
         child.display_type = "WIRE"
         child.hide_render = True
         child.real2gym.kind, child.real2gym.source_name = "COLLISION", name

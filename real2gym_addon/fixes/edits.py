@@ -71,6 +71,8 @@ def radius_scale(report: dict, name: str, factor: float) -> None:
     inner = shape.params["inner_radius"] * factor
     if inner <= 0.001:
         raise FixError(f"object '{name}': a radius scale of {factor} leaves no opening")
+    if "base_radius" in shape.params:  # the profile keeps its form
+        shape.params["base_radius"] *= (inner + wall) / shape.params["outer_radius"]
     shape.params.update(inner_radius=inner, outer_radius=inner + wall)
     shape.size = (2 * (inner + wall), 2 * (inner + wall), shape.size[2])
     _write_shape(entry, shape)
@@ -88,7 +90,7 @@ def scale(report: dict, name: str, factors: tuple[float, float, float]) -> None:
         raise FixError(f"object '{name}' is round ({shape.kind}): scale x and y by the same factor")
     old_height = shape.size[2]
     shape.size = tuple(s * f for s, f in zip(shape.size, factors, strict=True))
-    for key in ("radius", "outer_radius", "inner_radius"):
+    for key in ("radius", "outer_radius", "inner_radius", "base_radius"):
         if key in shape.params:
             shape.params[key] *= factors[0]
     if "bottom_thickness" in shape.params:

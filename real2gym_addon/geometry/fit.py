@@ -4,10 +4,11 @@ The object rests on the table on the frames used (world frame: z up, table at
 z = 0). A first guess comes from the masked depth points (height from the top,
 footprint from the points' extent or a circle fit); it is then refined so that
 the shape's projected silhouette matches the masks on every frame used
-(Nelder-Mead on the shape's centre, yaw and size). ``auto`` tries a box and a
-cylinder (a cup when the inside is seen lower than the rim) and keeps the better
-fit; a hint that fits badly falls back to a ``mesh`` closed down to the table,
-with a warning.
+(Nelder-Mead on the shape's centre, yaw and size; a bowl's base radius too).
+``auto`` tries a box and a cylinder (a cup or a bowl when the inside is seen
+lower than the rim; a plate when it is flat) and keeps the better fit; a hint
+that fits badly falls back to a ``mesh`` closed down to the table, with a
+warning.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ from .silhouette import silhouette_iou, silhouette_polygon
 
 BAD_FIT = 0.25
 """Silhouette error (1 - IoU) above which a fit is rejected."""
+PROFILE_GAIN = 0.01
+"""How much lower a bowl's silhouette error must be than a straight cup's for ``auto`` to choose it."""
+PLATE_HEIGHT = 0.2
+"""A solid round object lower than this fraction of its diameter is a plate (for ``auto``)."""
 
 
 @dataclasses.dataclass
@@ -162,12 +167,51 @@ def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") 
         loss, start, method="Nelder-Mead", options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 400}
     )
     cx, cy, radius, height = result.x[0], result.x[1], abs(result.x[2]), abs(result.x[3])
+    error = float(result.fun)
     size = (2 * radius, 2 * radius, height)
     params: dict[str, float] = {"radius": radius}
     if kind in ("cup", "bowl"):
         params = _cup_params(points, cx, cy, radius, height)
-    shape = Shape(kind, size, params, fit_error=float(result.fun))
+    if kind == "bowl":
+        (cx, cy, radius, height, base), error = _fit_bowl_profile(
+            views, camera, points, (cx, cy, radius, height)
+        )
+        size = (2 * radius, 2 * radius, height)
+        params = {**_cup_params(points, cx, cy, radius, height), "base_radius": base}
+    shape = Shape(kind, size, params, fit_error=error)
     return FittedObject(shape, np.array([cx, cy, height / 2]), 0.0)
+
+
+def _fit_bowl_profile(
+    views: list[RestView], camera: Camera, points: np.ndarray, start: tuple[float, float, float, float]
+) -> tuple[tuple[float, float, float, float, float], float]:
+    """Refines a round fit into a bowl's profile: centre, rim radius, height and base radius.
+
+    The base radius starts from the outer wall's points low down (the profile
+    there, solved for the base), then the silhouettes refine all five.
+    """
+    cx, cy, radius, height = start
+    low = points[(points[:, 2] > 0.08 * height) & (points[:, 2] < 0.4 * height)]
+    base = 0.6 * radius
+    if len(low) >= 20:
+        t = float(np.median(low[:, 2])) / height
+        bulge = math.sqrt(1.0 - (1.0 - t) ** 2)
+        seen = float(np.percentile(np.hypot(low[:, 0] - cx, low[:, 1] - cy), 90))
+        base = (seen - radius * bulge) / max(1.0 - bulge, 0.05)
+    base = float(np.clip(base, 0.2 * radius, radius))
+
+    def shape_of(x):
+        rim, tall, foot = abs(x[2]), abs(x[3]), float(np.clip(abs(x[4]), 0.05 * abs(x[2]), abs(x[2])))
+        return Shape("bowl", (2 * rim, 2 * rim, tall), {"outer_radius": rim, "base_radius": foot})
+
+    def loss(x):
+        return _silhouette_error(shape_of(x), (x[0], x[1], abs(x[3]) / 2), 0.0, views, camera)
+
+    result = minimize(loss, np.array([cx, cy, radius, height, base]), method="Nelder-Mead",
+                      options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 500})  # fmt: skip
+    shape = shape_of(result.x)
+    rim, tall = shape.params["outer_radius"], shape.size[2]
+    return (float(result.x[0]), float(result.x[1]), rim, tall, shape.params["base_radius"]), float(result.fun)
 
 
 def _cup_params(points: np.ndarray, cx: float, cy: float, radius: float, height: float) -> dict[str, float]:
@@ -219,6 +263,13 @@ def fit_shape(hint: str, views: list[RestView], camera: Camera) -> tuple[FittedO
         box = fit_box(views, camera)
         hollow = _cylinder_guess(_all_points(views), _camera_centre(views))[4]
         round_ = fit_cylinder(views, camera, "cup" if hollow else "cylinder")
+        if hollow:
+            # A bowl has one parameter more (its base radius): it must fit clearly better.
+            bowl = fit_cylinder(views, camera, "bowl")
+            if bowl.shape.fit_error < round_.shape.fit_error - PROFILE_GAIN:
+                round_ = bowl
+        elif round_.shape.size[2] < PLATE_HEIGHT * round_.shape.size[0]:
+            round_.shape.kind = "plate"
         fitted = box if box.shape.fit_error <= round_.shape.fit_error else round_
     if fitted.shape.fit_error > BAD_FIT:
         warning = (

@@ -58,26 +58,34 @@ def surface_distance(shape: Shape, points: np.ndarray) -> np.ndarray:
         radial = np.c_[np.hypot(points[:, 0], points[:, 1]), points[:, 2]]
         return _box_sdf_2d(radial, np.array([0.0, 0.0]), np.array([sx / 2, sz / 2]), radial_axis=True)
     if shape.is_container:
-        p = shape.params
-        r = np.hypot(points[:, 0], points[:, 1])
-        radial = np.c_[r, points[:, 2]]
-        bottom_top = -sz / 2 + p["bottom_thickness"]
-        wall = _box_sdf_2d(
-            radial,
-            np.array([(p["inner_radius"] + p["outer_radius"]) / 2, (bottom_top + sz / 2) / 2]),
-            np.array([p["wall_thickness"] / 2, (sz / 2 - bottom_top) / 2]),
-        )
-        bottom = _box_sdf_2d(
-            radial,
-            np.array([0.0, -sz / 2 + p["bottom_thickness"] / 2]),
-            np.array([p["outer_radius"], p["bottom_thickness"] / 2]),
-            radial_axis=True,
-        )
-        return np.minimum(wall, bottom)
+        radial = np.c_[np.hypot(points[:, 0], points[:, 1]), points[:, 2]]
+        return _cross_section_sdf(radial, shape.cross_section())
     from scipy.spatial import cKDTree
 
     samples = shape.surface_points(800)
     return cKDTree(samples).query(points)[0]
+
+
+def _cross_section_sdf(radial: np.ndarray, section: np.ndarray) -> np.ndarray:
+    """Signed distance from ``(r, z)`` points to a solid of revolution's cross-section.
+
+    The section's edges on the axis (its first and last) are not surfaces and are
+    left out of the distance, but count for inside.
+    """
+    starts, ends = section, np.roll(section, -1, axis=0)
+    edges = ends - starts
+    rel = radial[:, None, :] - starts[None]
+    t = np.clip(np.einsum("nkd,kd->nk", rel, edges) / np.maximum((edges**2).sum(axis=1), 1e-18), 0.0, 1.0)
+    gap = np.linalg.norm(rel - t[..., None] * edges[None], axis=2)
+    on_axis = (np.abs(starts[:, 0]) < 1e-12) & (np.abs(ends[:, 0]) < 1e-12)
+    distance = gap[:, ~on_axis].min(axis=1)
+    # Even-odd rule: a ray towards +r crosses the outline an odd number of times from inside.
+    z, r = radial[:, 1:2], radial[:, 0:1]
+    spans = (starts[None, :, 1] > z) != (ends[None, :, 1] > z)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing_r = starts[None, :, 0] + (z - starts[None, :, 1]) * edges[None, :, 0] / edges[None, :, 1]
+    inside = (spans & (crossing_r > r)).sum(axis=1) % 2 == 1
+    return np.where(inside, -distance, distance)
 
 
 def _box_sdf(points: np.ndarray, half: np.ndarray) -> np.ndarray:

@@ -101,6 +101,10 @@ def _quat(yaw: float) -> list[float]:
     return [float(np.cos(yaw / 2)), 0.0, 0.0, float(np.sin(yaw / 2))]
 
 
+def _piece_quat(piece) -> list[float]:
+    return Rotation.from_matrix(piece.rotation()).as_quat()[[3, 0, 1, 2]].tolist()
+
+
 def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, meshes: dict) -> None:
     shape = obj.shape
     body = spec.worldbody.add_body(
@@ -134,7 +138,7 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
     for index, piece in enumerate(pieces):
         kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == "box" else mujoco.mjtGeom.mjGEOM_CYLINDER
         body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),
-                      quat=_quat(piece.yaw), density=density, friction=[obj.friction, 0.005, 0.0001],
+                      quat=_piece_quat(piece), density=density, friction=[obj.friction, 0.005, 0.0001],
                       condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
 
