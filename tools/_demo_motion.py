@@ -1,10 +1,11 @@
 """The gripper's script for the demo: waypoints joined by minimum-jerk segments.
 
 The gripper approaches from above, descends around the block, closes, lifts, carries
-the block over the cup, lowers a little, opens, waits while the block falls and
-settles, and retreats. Heights follow from the object sizes so that varied scenes
-still succeed. Poses are in the world frame (metres, radians); the grip command is the
-per-finger opening in metres (0 = closed, ``FINGER_TRAVEL`` = fully open).
+the block over the container (a cup or a bowl), lowers it to just above the rim,
+opens, waits while the block falls and settles, and retreats. Heights follow from the
+object sizes so that varied scenes still succeed. Poses are in the world frame (metres,
+radians); the grip command is the per-finger opening in metres (0 = closed,
+``FINGER_TRAVEL`` = fully open).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from _demo_gripper import FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE
-from _demo_scene import Layout
+from _demo_scene import Layout, container_floor_radius
 
 # Relative durations of the script's segments; they are scaled to the video length.
 _SEGMENTS = (
@@ -105,15 +106,25 @@ def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[W
         )
     if size > 2 * FINGER_TRAVEL - 0.01:
         raise ValueError(f"a {size * 100:.1f} cm block does not fit the 8 cm gripper")
-    inner = layout.cup_radius - layout.cup_wall
-    if size * np.sqrt(2) / 2 > inner - 0.004:
-        raise ValueError(
-            f"a {size * 100:.1f} cm block does not fit a cup of inner radius "
-            f"{inner * 100:.1f} cm (raise --cup-radius or lower --block-size)"
-        )
+    if layout.container == "bowl":
+        floor = container_floor_radius(layout)
+        if size * np.sqrt(2) / 2 + 0.005 >= floor:
+            raise ValueError(
+                f"a {size * 100:.1f} cm block does not fit on the floor of a bowl of floor "
+                f"radius {floor * 100:.1f} cm (its half-diagonal plus 0.5 cm must be less; "
+                "raise --bowl-radius or lower --block-size)"
+            )
+    else:
+        inner = layout.cup_radius - layout.cup_wall
+        if size * np.sqrt(2) / 2 > inner - 0.004:
+            raise ValueError(
+                f"a {size * 100:.1f} cm block does not fit a cup of inner radius "
+                f"{inner * 100:.1f} cm (raise --cup-radius or lower --block-size)"
+            )
     yaw = grasp_yaw(layout.block_yaw, preferred_yaw)
     # Grasp centre above the block bottom: mid-block, but keep the fingertips clear.
     grasp_z = max(size / 2, FINGERTIP_BELOW_CENTRE + 0.004)
+    # Released over the container's axis with the block's bottom 1.5 cm above the rim.
     release_z = layout.cup_height + 0.015 + grasp_z
     carry_z = release_z + 0.04
     above_z = max(size + 0.10, carry_z)

@@ -1,4 +1,4 @@
-"""The demo scene: a table, an open cup, a block, a floating gripper and a camera.
+"""The demo scene: a table, an open container (cup or bowl), a block, a gripper, a camera.
 
 Builds the MuJoCo model of the bundled demo with ``mujoco.MjSpec``. World frame: z up,
 gravity -z, z = 0 on the table top (CONTRACT.md). Every object sits in its own geom
@@ -25,6 +25,10 @@ GROUP_DISTRACTOR = 4
 GROUP_HIDDEN = 5  # collision-only geoms whose look is given by a visual mesh
 
 TABLE_HEIGHT = 0.75
+# A bowl's proportions: foot radius over rim radius, horizontal wall, bottom (m).
+BOWL_BASE_RATIO = 0.55
+BOWL_WALL = 0.005
+BOWL_BOTTOM = 0.006
 
 
 @dataclass(frozen=True)
@@ -36,11 +40,11 @@ class Layout:
         block_mass: Block mass in kilograms.
         block_xy: Block centre on the table, shape (2,).
         block_yaw: Block rotation about world z.
-        cup_radius: Outer radius of the cup.
-        cup_height: Cup height, bottom to rim.
-        cup_wall: Wall thickness.
+        cup_radius: Outer radius of the container (a bowl's at the rim).
+        cup_height: Container height, bottom to rim.
+        cup_wall: Wall thickness (horizontal, for a bowl).
         cup_bottom: Bottom thickness.
-        cup_xy: Cup axis on the table, shape (2,).
+        cup_xy: Container axis on the table, shape (2,).
         distractor_xy: Centre of the static cylinder, shape (2,), or None for none.
         distractor_radius: Its radius.
         distractor_height: Its height.
@@ -50,6 +54,9 @@ class Layout:
         fovy: Vertical field of view in degrees.
         width: Image width in pixels.
         height: Image height in pixels.
+        container: ``"cup"`` (a straight wall) or ``"bowl"`` (see ``bowl_radius_at``);
+            also the container's body name.
+        bowl_base: A bowl's outer radius at the bottom (its foot); unused for a cup.
     """
 
     block_size: float
@@ -69,6 +76,35 @@ class Layout:
     fovy: float
     width: int
     height: int
+    container: str = "cup"
+    bowl_base: float = 0.0
+
+
+def bowl_radius_at(layout: Layout, z: np.ndarray | float) -> np.ndarray | float:
+    """A bowl's outer radius at height ``z`` above its bottom (bowl frame, metres).
+
+    The outer profile is a quarter ellipse from the foot up to a vertical rim:
+    r(t) = B + (R - B) sqrt(1 - (1 - t)^2), t = z / H, with rim radius R, foot
+    radius B and height H. The inner surface is r(z) - wall, down to the floor at
+    z = bottom thickness.
+
+    Args:
+        layout: A bowl layout (``container == "bowl"``).
+        z: Height(s) in [0, H].
+
+    Returns:
+        The outer radius (m), shaped like ``z``.
+    """
+    t = np.clip(np.asarray(z, dtype=float) / layout.cup_height, 0.0, 1.0)
+    radius = layout.bowl_base + (layout.cup_radius - layout.bowl_base) * np.sqrt(1.0 - (1.0 - t) ** 2)
+    return float(radius) if radius.ndim == 0 else radius
+
+
+def container_floor_radius(layout: Layout) -> float:
+    """Radius (m) of the container's inside floor: where a dropped block can rest."""
+    if layout.container == "bowl":
+        return float(bowl_radius_at(layout, layout.cup_bottom)) - layout.cup_wall
+    return layout.cup_radius - layout.cup_wall
 
 
 def look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -134,6 +170,107 @@ def _cup_mesh(layout: Layout, segments: int = 48) -> tuple[list[float], list[int
         faces.append([4 * n + 1, 3 * n + k, 3 * n + k1])  # inner bottom, +z
         faces.append([4 * n, k1, k])  # outer bottom, -z
     return np.ravel(verts).tolist(), np.ravel(faces).tolist()
+
+
+def _bowl_mesh(layout: Layout, segments: int = 48, samples: int = 12) -> tuple[list[float], list[int]]:
+    """Closed surface of a bowl: outer profile, rim, inner profile, floor and bottom.
+
+    The profile (``bowl_radius_at``) is sampled at ``samples`` heights, evenly in the
+    quarter ellipse's angle so that the steep foot gets as many as the rim.
+
+    Returns vertices (flat x, y, z list, bowl frame: origin at the bottom centre, z up)
+    and triangles (flat index list, counter-clockwise seen from outside).
+    """
+    height, bottom, wall = layout.cup_height, layout.cup_bottom, layout.cup_wall
+    angle = np.linspace(0.0, np.pi / 2, samples)
+    outer_z = height * (1.0 - np.cos(angle))
+    inner_z = bottom + (height - bottom) * (1.0 - np.cos(angle))
+    rings = [(bowl_radius_at(layout, z), z) for z in outer_z]
+    rings += [(bowl_radius_at(layout, z) - wall, z) for z in inner_z[::-1]]
+    theta = np.linspace(0.0, 2 * np.pi, segments, endpoint=False)
+    verts = [[r * np.cos(t), r * np.sin(t), z] for r, z in rings for t in theta]
+    count, n = len(rings), segments
+    verts += [[0.0, 0.0, 0.0], [0.0, 0.0, bottom]]
+    faces: list[list[int]] = []
+    for k in range(n):
+        k1 = (k + 1) % n
+        for ring in range(count - 1):  # outer wall, rim, inner wall
+            a, b = ring * n + k, ring * n + k1
+            c, d = (ring + 1) * n + k1, (ring + 1) * n + k
+            faces += [[a, b, c], [a, c, d]]
+        last = (count - 1) * n
+        faces.append([count * n + 1, last + k, last + k1])  # floor, +z
+        faces.append([count * n, k1, k])  # outer bottom, -z
+    return np.ravel(verts).tolist(), np.ravel(faces).tolist()
+
+
+def _add_bowl(spec: mujoco.MjSpec, layout: Layout, rgba: list[float]) -> None:
+    """Add the bowl body: hidden collision primitives and the revolved visual mesh.
+
+    Collision: a foot cylinder (radius B, bottom thickness b), a thin disc under the
+    floor (radius r(b) - w) and four rings of 16 wall boxes. Each ring covers one of
+    four equal height segments between the floor and the rim; its boxes lie on the
+    mid-wall line of the segment's chord, tilted about their tangent axis so that the
+    top leans outward, and overlap their neighbours a little.
+
+    Args:
+        spec: The scene being built.
+        layout: A bowl layout (``container == "bowl"``).
+        rgba: Colour of the visual mesh.
+    """
+    bowl = spec.worldbody.add_body(name="bowl", pos=[*layout.cup_xy, 1e-4])
+    bowl.add_freejoint(name="bowl")
+    wall, bottom, count = layout.cup_wall, layout.cup_bottom, 16
+    hidden = {"group": GROUP_HIDDEN, "density": 1300.0, "condim": 4}  # thick plastic
+    bowl.add_geom(
+        name="bowl_bottom",
+        type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+        size=[layout.bowl_base, bottom / 2, 0],
+        pos=[0, 0, bottom / 2],
+        **hidden,
+    )
+    # The foot is narrower than the floor (radius r(b) - w): a thin disc under the floor,
+    # inside the outer profile, closes the ring between the foot and the lowest boxes.
+    bowl.add_geom(
+        name="bowl_floor",
+        type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+        size=[container_floor_radius(layout), bottom / 4, 0],
+        pos=[0, 0, 3 * bottom / 4],
+        **hidden,
+    )
+    heights = np.linspace(bottom, layout.cup_height, 5)
+    for level, (z0, z1) in enumerate(zip(heights[:-1], heights[1:], strict=True)):
+        r0, r1 = bowl_radius_at(layout, z0), bowl_radius_at(layout, z1)
+        tilt = np.arctan2(r1 - r0, z1 - z0)
+        r_mid = (r0 + r1) / 2 - wall / 2
+        half_tangent = r_mid * np.tan(np.pi / count) * 1.05 + wall / 2
+        half_slope = np.hypot(r1 - r0, z1 - z0) / 2 + wall / 2
+        tilted = np.array([[np.cos(tilt), 0, np.sin(tilt)], [0, 1, 0], [-np.sin(tilt), 0, np.cos(tilt)]])
+        for k in range(count):
+            angle = 2 * np.pi * k / count
+            turn = np.array(
+                [[np.cos(angle), -np.sin(angle), 0], [np.sin(angle), np.cos(angle), 0], [0, 0, 1]]
+            )
+            bowl.add_geom(
+                name=f"bowl_wall{level}_{k}",
+                type=mujoco.mjtGeom.mjGEOM_BOX,
+                size=[wall / 2, half_tangent, half_slope],
+                pos=[r_mid * np.cos(angle), r_mid * np.sin(angle), (z0 + z1) / 2],
+                quat=_rot_to_quat(turn @ tilted).tolist(),
+                **hidden,
+            )
+    verts, faces = _bowl_mesh(layout)
+    spec.add_mesh(name="bowl_shell", uservert=verts, userface=faces)
+    bowl.add_geom(
+        name="bowl_visual",
+        type=mujoco.mjtGeom.mjGEOM_MESH,
+        meshname="bowl_shell",
+        contype=0,
+        conaffinity=0,
+        mass=0,
+        rgba=rgba,
+        group=GROUP_CUP,
+    )
 
 
 def _add_environment(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) -> None:
@@ -239,6 +376,29 @@ def _add_objects(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) 
         group=GROUP_BLOCK,
     )
 
+    if layout.container == "bowl":
+        _add_bowl(spec, layout, [0.14, 0.36 + 0.05 * rng.uniform(), 0.78, 1])
+    else:
+        _add_cup(spec, layout, rng)
+
+    if layout.distractor_xy is not None:
+        can = world.add_body(
+            name="distractor", pos=[*layout.distractor_xy, layout.distractor_height / 2 + 1e-4]
+        )
+        can.add_freejoint(name="distractor")
+        can.add_geom(
+            name="distractor",
+            type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+            size=[layout.distractor_radius, layout.distractor_height / 2, 0],
+            mass=0.12,
+            rgba=[0.93, 0.78, 0.15, 1],
+            group=GROUP_DISTRACTOR,
+        )
+
+
+def _add_cup(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) -> None:
+    """The cup body: a bottom cylinder and 16 wall boxes, all hidden, and the visual mesh."""
+    world = spec.worldbody
     cup = world.add_body(name="cup", pos=[*layout.cup_xy, 1e-4])
     cup.add_freejoint(name="cup")
     wall, count = layout.cup_wall, 16
@@ -275,20 +435,6 @@ def _add_objects(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) 
         rgba=[0.14, 0.36 + 0.05 * rng.uniform(), 0.78, 1],
         group=GROUP_CUP,
     )
-
-    if layout.distractor_xy is not None:
-        can = world.add_body(
-            name="distractor", pos=[*layout.distractor_xy, layout.distractor_height / 2 + 1e-4]
-        )
-        can.add_freejoint(name="distractor")
-        can.add_geom(
-            name="distractor",
-            type=mujoco.mjtGeom.mjGEOM_CYLINDER,
-            size=[layout.distractor_radius, layout.distractor_height / 2, 0],
-            mass=0.12,
-            rgba=[0.93, 0.78, 0.15, 1],
-            group=GROUP_DISTRACTOR,
-        )
 
 
 def build_model(

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 from _demo_motion import Waypoint, pose_at, top_down_quat
-from _demo_scene import Layout
+from _demo_scene import Layout, container_floor_radius
 
 SETTLE_S = 0.3  # simulated before the first frame so that objects rest on the table
-BODIES = ("block", "cup", "distractor", "hand")
+BODIES = ("block", "cup", "bowl", "distractor", "hand")
 
 
 @dataclass
@@ -98,7 +98,7 @@ def simulate(
     gripper = np.r_[left, right, _geom_ids(model, ["palm", "flange"])]
     block = _geom_ids(model, ["block"])[0]
     table = _geom_ids(model, ["table"])[0]
-    cup = _body_geoms(model, "cup")
+    cup = _body_geoms(model, layout.container)
     bodies = [b for b in BODIES if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, b) >= 0]
     qpos_left = model.joint("finger_left").qposadr[0]
     qpos_right = model.joint("finger_right").qposadr[0]
@@ -198,26 +198,27 @@ def _check_outcome(
             f"lowest corner at most {height * 100:.1f} cm above the table)"
         )
 
-    inner = layout.cup_radius - layout.cup_wall
-    cup_rot = data.body("cup").xmat.reshape(3, 3)
-    local = (data.body("block").xpos - data.body("cup").xpos) @ cup_rot
+    name = layout.container
+    inner = container_floor_radius(layout)
+    cup_rot = data.body(name).xmat.reshape(3, 3)
+    local = (data.body("block").xpos - data.body(name).xpos) @ cup_rot
     radial = float(np.hypot(local[0], local[1]))
-    lowest = _block_lowest_in(data, layout.block_size / 2, "cup")
+    lowest = _block_lowest_in(data, layout.block_size / 2, name)
     speed = float(np.linalg.norm(data.joint("block").qvel[:3]))
     tilt = float(np.degrees(np.arccos(np.clip(cup_rot[2, 2], -1, 1))))
     inside = radial + layout.block_size / 2 < inner + 0.003
     on_bottom = abs(lowest - layout.cup_bottom) < 0.004
     settled = speed < 0.02
-    result.checks["in_cup"] = {
+    result.checks[f"in_{name}"] = {
         "passed": bool(inside and on_bottom and settled and tilt < 5.0),
         "radial_offset_m": radial,
-        "lowest_corner_above_cup_bottom_m": lowest - layout.cup_bottom,
+        f"lowest_corner_above_{name}_bottom_m": lowest - layout.cup_bottom,
         "block_speed_m_s": speed,
-        "cup_tilt_deg": tilt,
+        f"{name}_tilt_deg": tilt,
     }
-    if not result.checks["in_cup"]["passed"]:
+    if not result.checks[f"in_{name}"]["passed"]:
         result.failures.append(
-            f"the block did not end resting in the cup (offset from the axis "
+            f"the block did not end resting in the {name} (offset from the axis "
             f"{radial * 100:.1f} cm, lowest corner {(lowest - layout.cup_bottom) * 100:.1f} cm "
-            f"above the cup bottom, speed {speed:.3f} m/s, cup tilt {tilt:.1f} deg)"
+            f"above the {name} bottom, speed {speed:.3f} m/s, {name} tilt {tilt:.1f} deg)"
         )

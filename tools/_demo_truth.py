@@ -53,27 +53,61 @@ class ObjectSpec:
     frames: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _cup_spec(layout: Layout) -> ObjectSpec:
+    """The cup of a cup layout: a straight wall, named, shaped and hinted ``cup``."""
+    radius, height = layout.cup_radius, layout.cup_height
+    return ObjectSpec(
+        "cup",
+        "cup",
+        "container",
+        "cup",
+        "cup",
+        [2 * radius, 2 * radius, height],
+        np.array([0.0, 0.0, height / 2]),
+        {
+            "outer_radius": radius,
+            "inner_radius": radius - layout.cup_wall,
+            "wall_thickness": layout.cup_wall,
+            "bottom_thickness": layout.cup_bottom,
+            "height": height,
+        },
+    )
+
+
+def _bowl_spec(layout: Layout) -> ObjectSpec:
+    """The bowl of a bowl layout, named, shaped and hinted ``bowl``.
+
+    ``outer_radius`` is the rim's, ``base_radius`` the foot's (the outer profile of
+    ``_demo_scene.bowl_radius_at`` joins them), ``inner_radius`` the rim's minus the
+    horizontal ``wall_thickness``.
+    """
+    radius, height = layout.cup_radius, layout.cup_height
+    return ObjectSpec(
+        "bowl",
+        "bowl",
+        "container",
+        "bowl",
+        "bowl",
+        [2 * radius, 2 * radius, height],
+        np.array([0.0, 0.0, height / 2]),
+        {
+            "outer_radius": radius,
+            "base_radius": layout.bowl_base,
+            "inner_radius": radius - layout.cup_wall,
+            "wall_thickness": layout.cup_wall,
+            "bottom_thickness": layout.cup_bottom,
+            "height": height,
+        },
+    )
+
+
 def describe_objects(layout: Layout) -> list[ObjectSpec]:
-    """The block, the cup and (if any) the distractor of a layout."""
-    size, radius, height = layout.block_size, layout.cup_radius, layout.cup_height
+    """The block, the container (cup or bowl) and (if any) the distractor of a layout."""
+    size = layout.block_size
+    container = _bowl_spec(layout) if layout.container == "bowl" else _cup_spec(layout)
     objects = [
         ObjectSpec("block", "block", "manipulated", "auto", "box", [size] * 3, np.zeros(3), {}),
-        ObjectSpec(
-            "cup",
-            "cup",
-            "container",
-            "cup",
-            "cup",
-            [2 * radius, 2 * radius, height],
-            np.array([0.0, 0.0, height / 2]),
-            {
-                "outer_radius": radius,
-                "inner_radius": radius - layout.cup_wall,
-                "wall_thickness": layout.cup_wall,
-                "bottom_thickness": layout.cup_bottom,
-                "height": height,
-            },
-        ),
+        container,
     ]
     if layout.distractor_xy is not None:
         r, h = layout.distractor_radius, layout.distractor_height

@@ -2,15 +2,17 @@
 """Generate a demo folder: a simulated pick-and-place filmed by one RGB-D camera.
 
 A floating parallel-jaw gripper picks a block off a table by friction, carries it over
-an open cup and drops it in. MuJoCo simulates and renders it; the folder follows
-``CONTRACT.md`` (video or frames, camera.json, depth PNGs, prompts.json, optionally
-trajectory.json) plus truth.json for scoring. The outcome is checked: the generator
-exits with status 1 if the block was not lifted by the fingers or did not end resting
-in the cup, and with status 2 for options it cannot film (e.g. a block too big for
-the gripper, a video too short for the script).
+an open container (a cup, or with ``--target bowl`` a bowl) and drops it in. MuJoCo
+simulates and renders it; the folder follows ``CONTRACT.md`` (video or frames,
+camera.json, depth PNGs, prompts.json, optionally trajectory.json) plus truth.json for
+scoring. The outcome is checked: the generator exits with status 1 if the block was not
+lifted by the fingers or did not end resting in the container, and with status 2 for
+options it cannot film (e.g. a block too big for the gripper or the container, a video
+too short for the script).
 
 Example:
     MUJOCO_GL=egl python tools/make_demo.py --out examples/block_in_cup --with-trajectory
+    MUJOCO_GL=egl python tools/make_demo.py --out /tmp/block_in_bowl --target bowl
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _demo_motion import plan_script, top_down_quat  # noqa: E402
 from _demo_render import DemoRenderer, Intrinsics  # noqa: E402
 from _demo_scene import (  # noqa: E402
+    BOWL_BASE_RATIO,
+    BOWL_BOTTOM,
+    BOWL_WALL,
     GROUP_BLOCK,
     GROUP_CUP,
     GROUP_DISTRACTOR,
@@ -82,6 +87,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--block-size", type=float, default=0.04, help="block edge, m")
     add("--cup-radius", type=float, default=0.045, help="cup outer radius, m")
     add("--cup-height", type=float, default=0.09, help="cup height, m")
+    add("--target", choices=("cup", "bowl"), default="cup", help="container to drop into")
+    add("--bowl-radius", type=float, default=0.07, help="bowl rim outer radius, m")
+    add("--bowl-height", type=float, default=0.06, help="bowl height, m")
     add("--distractor", action="store_true", help="add a static can to the table")
     add("--no-depth", action="store_true", help="do not write depth/")
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
@@ -91,8 +99,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
-    """Place the block, the cup, the distractor and the camera for this seed."""
-    spacing = max(0.2, args.cup_radius + args.block_size + 0.11)
+    """Place the block, the container, the distractor and the camera for this seed."""
+    bowl = args.target == "bowl"
+    radius = args.bowl_radius if bowl else args.cup_radius
+    spacing = max(0.2, radius + args.block_size + 0.11)
     angle = rng.uniform(-0.25, 0.25)
     along = np.array([np.cos(angle), np.sin(angle)])
     middle = rng.uniform(-0.03, 0.03, 2)
@@ -115,10 +125,10 @@ def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
         block_mass=float(rng.uniform(0.06, 0.09)),
         block_xy=block_xy,
         block_yaw=float(rng.uniform(0, np.pi / 2)),
-        cup_radius=args.cup_radius,
-        cup_height=args.cup_height,
-        cup_wall=0.004,
-        cup_bottom=0.006,
+        cup_radius=radius,
+        cup_height=args.bowl_height if bowl else args.cup_height,
+        cup_wall=BOWL_WALL if bowl else 0.004,
+        cup_bottom=BOWL_BOTTOM if bowl else 0.006,
         cup_xy=cup_xy,
         distractor_xy=distractor,
         distractor_radius=0.03,
@@ -128,6 +138,8 @@ def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
         fovy=args.fovy,
         width=args.width,
         height=args.height,
+        container=args.target,
+        bowl_base=BOWL_BASE_RATIO * radius if bowl else 0.0,
     )
 
 
@@ -205,7 +217,7 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     objects = describe_objects(layout)
     for spec in objects:
         spec.mass = float(model.body(spec.body).mass[0])
-    groups = {"block": GROUP_BLOCK, "cup": GROUP_CUP, "can": GROUP_DISTRACTOR}
+    groups = {"block": GROUP_BLOCK, "cup": GROUP_CUP, "bowl": GROUP_CUP, "can": GROUP_DISTRACTOR}
     groups = {o.name: groups[o.name] for o in objects}
     renderer = DemoRenderer(model, args.width, args.height, groups)
     noise = np.random.default_rng([args.seed, 1])
@@ -262,7 +274,7 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         "camera.json": camera_json(intr, layout, args.with_world_from_camera),
         "prompts.json": {
             "objects": prompts,
-            "task": {"type": "place_in", "object": "block", "target": "cup"},
+            "task": {"type": "place_in", "object": "block", "target": layout.container},
         },
         "truth.json": truth,
     }
@@ -293,12 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
-    in_cup = truth["checks"]["in_cup"]
+    inside = truth["checks"][f"in_{args.target}"]
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"make_demo: wrote {out}")
     print(
         f"make_demo: {args.frames} frames {args.width}x{args.height} @ {args.fps:g} fps, "
-        f"{keys}; block in cup {in_cup['radial_offset_m'] * 100:.1f} cm off axis; "
+        f"{keys}; block in {args.target} {inside['radial_offset_m'] * 100:.1f} cm off axis; "
         f"{size / 1e6:.2f} MB; {time.monotonic() - started:.1f} s"
     )
     return 0
