@@ -83,6 +83,12 @@ def score_scene(name: str, folder) -> list[Figure]:
                    passed=errors[prompt] <= 10),
             Figure(NAME, f"{label}: {obj.name} position RMS (visible)", rms, "mm", target="<= 15", passed=rms <= 15),
         ]  # fmt: skip
+        if "base_radius" in true_obj.params:  # a profiled container: how well its base is found
+            shape = obj.fitted.shape
+            base = shape.params.get("base_radius", shape.params.get("outer_radius", shape.size[0] / 2))
+            base_error = 100 * abs(base - true_obj.params["base_radius"]) / true_obj.params["base_radius"]
+            figures.append(Figure(NAME, f"{label}: {obj.name} base radius error", base_error, "%", target="<= 10",
+                                  passed=base_error <= 10))  # fmt: skip
     found = {(k["event"], k["object"]): k["frame"] for k in geometry.keyframes}
     for entry in truth.keyframes:
         key = (entry["event"], entry["object"])

@@ -22,6 +22,7 @@ VARIANTS = {
     "no_depth_with_pose": ["--seed", "3", "--camera-azimuth", "-25", "--no-depth", "--with-world-from-camera",
                            "--with-trajectory"],
     # The weakest input: a person's video with a known camera pose, no depth, no robot recording.
+    "bowl": ["--seed", "4", "--camera-azimuth", "-50", "--target", "bowl", "--with-trajectory"],
     "no_depth_no_trajectory": ["--seed", "3", "--camera-azimuth", "-25", "--no-depth", "--with-world-from-camera"],
 }  # fmt: skip
 

@@ -22,6 +22,7 @@ from scipy.optimize import minimize
 
 from ..demo import Camera
 from .camera import invert, pose_matrix, yaw_rotation
+from .motion import surface_distance
 from .shapes import Shape
 from .silhouette import silhouette_iou, silhouette_polygon
 
@@ -29,6 +30,9 @@ BAD_FIT = 0.25
 """Silhouette error (1 - IoU) above which a fit is rejected."""
 PROFILE_GAIN = 0.01
 """How much lower a bowl's silhouette error must be than a straight cup's for ``auto`` to choose it."""
+DEPTH_WEIGHT = 0.1
+"""Weight of the depth points' mean distance to a profiled shape (capped at DEPTH_CAP, as a fraction of it)."""
+DEPTH_CAP = 0.01
 PLATE_HEIGHT = 0.2
 """A solid round object lower than this fraction of its diameter is a plate (for ``auto``)."""
 
@@ -41,11 +45,14 @@ class RestView:
         mask: ``HxW`` bool silhouette (visible part).
         points_world: ``Nx3`` masked depth points in the world frame (metres); may be empty.
         camera_from_world: 4x4.
+        from_depth: The points are depth readings (False: a rough guess from the
+            silhouette, which seeds the fit but is not fitted to).
     """
 
     mask: np.ndarray
     points_world: np.ndarray
     camera_from_world: np.ndarray
+    from_depth: bool = True
 
 
 @dataclasses.dataclass
@@ -74,6 +81,30 @@ def _silhouette_error(shape: Shape, position, yaw, views: list[RestView], camera
         polygon = silhouette_polygon(shape, view.camera_from_world @ world_from_object, camera)
         errors.append(1.0 - silhouette_iou(polygon, view.mask))
     return float(np.mean(errors))
+
+
+def _sample(views: list[RestView], points: np.ndarray, count: int = 600) -> np.ndarray:
+    """A fixed random subset of the depth points, for a fit's depth term (none without depth)."""
+    if not all(v.from_depth for v in views):
+        return np.zeros((0, 3))
+    if len(points) <= count:
+        return points
+    return points[np.random.default_rng(0).choice(len(points), count, replace=False)]
+
+
+def _depth_error(shape: Shape, position: np.ndarray, yaw: float, points: np.ndarray) -> float:
+    """The depth points' mean distance to the posed shape's surface, capped, weighted to add to a silhouette error.
+
+    The silhouettes of one view trade an object's depth against its height; the
+    points on its top and sides settle that.
+    """
+    if not len(points):
+        return 0.0
+    c, s = math.cos(yaw), math.sin(yaw)
+    offset = points - position
+    local = np.c_[c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1], offset[:, 2]]
+    gap = np.minimum(np.abs(surface_distance(shape, local)), DEPTH_CAP)
+    return DEPTH_WEIGHT * float(gap.mean()) / DEPTH_CAP
 
 
 def _all_points(views: list[RestView]) -> np.ndarray:
@@ -114,9 +145,13 @@ def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
     points = _all_points(views)
     centre, yaw, (sx, sy, sz) = _box_guess(points)
 
+    sample = _sample(views, points)
+
     def loss(x):
         shape = Shape("box", (abs(x[3]), abs(x[4]), abs(x[5])))
-        return _silhouette_error(shape, (x[0], x[1], abs(x[5]) / 2), x[2], views, camera)
+        position = np.array([x[0], x[1], abs(x[5]) / 2])
+        error = _silhouette_error(shape, position, x[2], views, camera)
+        return error + _depth_error(shape, position, x[2], sample)
 
     start = np.array([centre[0], centre[1], yaw, sx, sy, sz])
     result = minimize(
@@ -191,6 +226,11 @@ def _fit_bowl_profile(
     there, solved for the base), then the silhouettes refine all five.
     """
     cx, cy, radius, height = start
+    if len(points) >= 20:
+        # A straight wall's fit makes a bowl too low: start from the rim the depth shows.
+        cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
+    first = _cup_params(points, cx, cy, radius, height)
+    wall, bottom = first["wall_thickness"], first["bottom_thickness"]
     low = points[(points[:, 2] > 0.08 * height) & (points[:, 2] < 0.4 * height)]
     base = 0.6 * radius
     if len(low) >= 20:
@@ -204,8 +244,14 @@ def _fit_bowl_profile(
         rim, tall, foot = abs(x[2]), abs(x[3]), float(np.clip(abs(x[4]), 0.05 * abs(x[2]), abs(x[2])))
         return Shape("bowl", (2 * rim, 2 * rim, tall), {"outer_radius": rim, "base_radius": foot})
 
+    sample = _sample(views, points)
+
     def loss(x):
-        return _silhouette_error(shape_of(x), (x[0], x[1], abs(x[3]) / 2), 0.0, views, camera)
+        shape = shape_of(x)
+        shape.params.update(wall_thickness=wall, bottom_thickness=bottom)
+        position = np.array([x[0], x[1], abs(x[3]) / 2])
+        error = _silhouette_error(shape, position, 0.0, views, camera)
+        return error + _depth_error(shape, position, 0.0, sample)
 
     result = minimize(loss, np.array([cx, cy, radius, height, base]), method="Nelder-Mead",
                       options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 500})  # fmt: skip

@@ -29,6 +29,7 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import DemoFolderError, WarningLog
 from .camera import transform
+from .carry import gripper_hold
 from .motion import Motion
 from .shapes import Shape
 
@@ -120,28 +121,6 @@ def load_trajectory(path: Path, frames: int, world_from_camera: np.ndarray) -> G
     return GripperTrajectory(
         positions, quaternions, np.clip(np.interp(every, index, opening), 0, 1), "trajectory.json"
     )
-
-
-def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | None, int | None]:
-    """The recorded grasp and release: where the gripper stops closing, and where it opens again.
-
-    Args:
-        opening: Per-frame opening in [0, 1].
-        until: Look for the closing up to this frame only (None: the whole recording).
-
-    Returns:
-        ``(grasp, release)``; either is None when the recording does not show it.
-    """
-    end = len(opening) if until is None else min(len(opening), until + 1)
-    closing = np.nonzero(np.diff(opening[:end]) < -0.01)[0]
-    if not len(closing):
-        return None, None
-    frame = int(closing[0])
-    while frame + 2 < end and opening[frame + 1] < opening[frame] - 0.005:
-        frame += 1
-    grasp = frame + 1
-    opened = np.nonzero(opening[grasp:] > opening[grasp] + 0.05)[0]
-    return grasp, (grasp + int(opened[0]) if len(opened) else None)
 
 
 def detect_events(

@@ -18,6 +18,7 @@ from scipy.optimize import least_squares
 from scipy.signal import savgol_filter
 
 from .camera import transform
+from .carry import fill_held_frames
 from .shapes import Shape
 
 MIN_POINTS = 25
@@ -149,6 +150,7 @@ def track(
     world_from_camera: np.ndarray,
     max_points: int = 400,
     silhouette=None,
+    gripper=None,
 ) -> Motion:
     """Estimates the pose on every frame, forward and backward from a known pose.
 
@@ -163,6 +165,8 @@ def track(
         max_points: Points used per frame (a fixed random subset).
         silhouette: ``(frame, (position, yaw, rms)) -> IoU`` of the posed shape's
             silhouette with the frame's mask, or None to trust the points alone.
+        gripper: The recorded gripper (world frame), or None: where it holds the
+            object and the object is not measured, the object goes with it.
 
     Returns:
         The motion, smoothed, with hidden frames bridged.
@@ -183,39 +187,53 @@ def track(
                 world = transform(world_from_camera, points)
                 # Only points that can belong to the object near its last pose: mask edges
                 # catch depth of what lies behind (a cup under a held block).
-                world = world[np.linalg.norm(world - position, axis=1) < reach]
-                if len(world) < MIN_POINTS:
+                near = world[np.linalg.norm(world - position, axis=1) < reach]
+                lost = len(near) < MIN_POINTS
+                if lost and silhouette is None:
                     continue
+                if not lost:
+                    world = near
                 if len(world) > max_points:
                     world = world[rng.choice(len(world), max_points, replace=False)]
-                # From the last pose; if its silhouette disagrees with the mask, also from the
-                # points themselves (the seen surface is the near side: the centre lies half a
-                # size further along the view), keeping the pose whose silhouette agrees best.
-                fit = align(shape, world, position, yaw)
-                agreement = silhouette(frame, fit) if silhouette is not None else 1.0
-                if agreement < REFIT_IOU:
-                    centroid = world.mean(axis=0)
+
+                def from_points(cloud=world):
+                    # The seen surface is the near side: the centre lies half a size further along the view.
+                    centroid = np.median(cloud, axis=0)
                     view = centroid - camera_centre
-                    behind = centroid + view / np.linalg.norm(view) * min(shape.size) / 2
-                    other = align(shape, world, behind, yaw)
-                    if silhouette(frame, other) > agreement + REFIT_GAIN:
-                        fit = other
+                    return centroid + view / np.linalg.norm(view) * min(shape.size) / 2
+
+                if lost:
+                    # Nothing near its last pose: it moved while hidden. Start again from where its
+                    # points are, and trust that only if its silhouette agrees with the mask.
+                    fit = align(shape, world, from_points(), yaw)
+                    if silhouette(frame, fit) < REFIT_IOU:
+                        continue
+                else:
+                    # From the last pose; if its silhouette disagrees with the mask, also from the
+                    # points themselves, keeping the pose whose silhouette agrees best.
+                    fit = align(shape, world, position, yaw)
+                    agreement = silhouette(frame, fit) if silhouette is not None else 1.0
+                    if agreement < REFIT_IOU:
+                        other = align(shape, world, from_points(), yaw)
+                        if silhouette(frame, other) > agreement + REFIT_GAIN:
+                            fit = other
                 position, yaw, _ = fit
                 positions[frame], yaws[frame], measured[frame] = position, yaw, True
-    return _finish(positions, yaws, measured, start_position, start_yaw)
+    return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size)
 
 
-def _finish(positions, yaws, measured, start_position, start_yaw) -> Motion:
+def _finish(positions, yaws, measured, start_position, start_yaw, gripper=None, size=None) -> Motion:
+    """Bridges the unmeasured frames (from the gripper where it holds the object), smooths, finds static."""
     count = len(positions)
     if not measured.any():
         return Motion(np.tile(start_position, (count, 1)), np.full(count, start_yaw), measured, static=True)
     frames = np.arange(count)
-    yaws = np.unwrap(yaws)
+    known = measured | fill_held_frames(gripper, size, positions, yaws, measured)
     for axis in range(3):
-        positions[:, axis] = np.interp(frames, frames[measured], positions[measured, axis])
-    yaws = np.interp(frames, frames[measured], yaws[measured])
-    centre = np.median(positions[measured], axis=0)
-    if np.linalg.norm(positions[measured] - centre, axis=1).max() < STATIC_TOLERANCE:
+        positions[:, axis] = np.interp(frames, frames[known], positions[known, axis])
+    yaws = np.interp(frames, frames[known], np.unwrap(yaws[known]))
+    centre = np.median(positions[known], axis=0)
+    if np.linalg.norm(positions[known] - centre, axis=1).max() < STATIC_TOLERANCE:
         return Motion(
             np.tile(centre, (count, 1)), np.full(count, float(np.median(yaws))), measured, static=True
         )

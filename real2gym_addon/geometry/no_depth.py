@@ -15,11 +15,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from scipy.optimize import minimize
-from scipy.spatial.transform import Rotation
 
 from ..demo import Camera
 from .camera import invert, pose_matrix, yaw_rotation
-from .keyframes import GripperTrajectory, gripper_hold
+from .carry import gripper_pose, held_span
+from .keyframes import GripperTrajectory
 from .motion import Motion, _finish
 from .shapes import Shape
 from .silhouette import silhouette_mismatch, silhouette_polygon
@@ -37,8 +37,6 @@ GOOD_MATCH = 0.1
 """A silhouette mismatch this low on the table needs no search off it."""
 RESTING_MARGIN = 0.03
 """A free object is placed off the table only where that explains its mask this much better."""
-GRASP_REACH = 0.03
-"""The gripper holds an object when it closes within this distance (m) of the object's extent."""
 
 
 def _ray_on_table(camera: Camera, world_from_camera: np.ndarray, u: float, v: float) -> np.ndarray | None:
@@ -128,7 +126,7 @@ def track_silhouettes(
     positions, yaws = np.zeros((count, 3)), np.zeros(count)
     measured = np.zeros(count, bool)
     round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
-    grasp, release = _held_span(gripper, start_position, shape, count)
+    grasp, release = held_span(gripper, start_position, shape.size, count)
     rest_z = float(start_position[2])
 
     def polygon(x):
@@ -184,10 +182,10 @@ def track_silhouettes(
             held = grasp is not None and grasp <= frame < release
             if held:
                 if anchor is None:
-                    anchor = _gripper_pose(gripper, frame, invert=True) @ pose_matrix(
+                    anchor = gripper_pose(gripper, frame, invert=True) @ pose_matrix(
                         state[:3], yaw_rotation(state[3])
                     )
-                predicted = _gripper_pose(gripper, frame) @ anchor
+                predicted = gripper_pose(gripper, frame) @ anchor
                 yaw = float(np.arctan2(predicted[1, 0], predicted[0, 0]))
                 state = np.r_[predicted[:3, 3], yaw]
                 if well_seen(state, area):
@@ -202,24 +200,3 @@ def track_silhouettes(
                     state = free_fit(state, mask, area)
             positions[frame], yaws[frame], measured[frame] = state[:3], state[3], True
     return _finish(positions, yaws, measured, start_position, start_yaw)
-
-
-def _held_span(
-    gripper: GripperTrajectory | None, position: np.ndarray, shape: Shape, count: int
-) -> tuple[int | None, int]:
-    """The frames ``[grasp, release)`` where the gripper holds this object, if it does."""
-    if gripper is None:
-        return None, count
-    grasp, release = gripper_hold(gripper.opening)
-    if grasp is None:
-        return None, count
-    reach = 0.5 * float(np.linalg.norm(shape.size)) + GRASP_REACH
-    if np.linalg.norm(gripper.positions[grasp] - position) > reach:
-        return None, count  # it closes on something else
-    return grasp, count if release is None else release
-
-
-def _gripper_pose(gripper: GripperTrajectory, frame: int, invert: bool = False) -> np.ndarray:
-    rotation = Rotation.from_quat(gripper.quaternions[frame][[1, 2, 3, 0]]).as_matrix()
-    pose = pose_matrix(gripper.positions[frame], rotation)
-    return np.linalg.inv(pose) if invert else pose

@@ -191,6 +191,14 @@ class Shape:
             return -sz / 2 + t * sz, base + (rim - base) * np.sqrt(1.0 - (1.0 - t) ** 2)
         return np.array([-sz / 2, sz / 2]), np.array([base, rim])
 
+    def inner_height(self, radius: float) -> float:
+        """How high (m, above the container's bottom) its inner surface is at ``radius`` from the axis:
+        the floor's height, or higher where a profiled wall curves up."""
+        section = self.cross_section()
+        outer = len(self.outer_profile()[0])
+        inner = section[1 + outer : -1][::-1]  # the inner wall, from the floor's edge up to the rim
+        return float(np.interp(radius, inner[:, 0], inner[:, 1] - section[0, 1]))
+
     def cross_section(self) -> np.ndarray:
         """A container's solid cross-section in the ``(r, z)`` half-plane: ``Kx2``, from the axis
         under the bottom, up the outer wall, over the rim, down the inner wall, to the axis on the floor."""

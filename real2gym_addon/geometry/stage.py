@@ -208,7 +208,7 @@ def run_geometry(
             mask = track_.masks[frame]
             if demo.depth_dir is None:
                 views.append(
-                    RestView(mask, pseudo_points(mask, camera, camera_from_world), camera_from_world)
+                    RestView(mask, pseudo_points(mask, camera, camera_from_world), camera_from_world, False)
                 )
                 continue
             points = _object_points(mask, depth(frame), camera)
@@ -261,7 +261,7 @@ def run_geometry(
 
             motion = track(
                 fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, world_from_camera,
-                silhouette=agreement,
+                silhouette=agreement, gripper=trajectory,
             )  # fmt: skip
         objects.append(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])

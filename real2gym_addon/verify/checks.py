@@ -52,7 +52,11 @@ def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> di
         inner = shape.params.get("inner_radius", shape.size[0] / 2)
         floor = shape.params.get("bottom_thickness", 0.0)
         inside = radial < inner and height_above < shape.size[2]
-        resting = abs(height_above - floor) < 0.01
+        # On the floor, or on a bowl's wall where it curves up under the object's edge.
+        surface = floor
+        if shape.is_container:
+            surface = shape.inner_height(min(radial + min(obj.fitted.shape.size[:2]) / 2, inner - 0.001))
+        resting = floor - 0.01 < height_above < surface + 0.01
         return {
             "passed": bool(inside and resting),
             "radial_offset_m": round(radial, 4),

@@ -1,0 +1,124 @@
+"""An object carried by the recorded gripper: when it is held, and where it is then.
+
+trajectory.json's gripper opening tells when the gripper closes and opens again;
+if it closes near an object, the object is held in between and moves rigidly
+with the gripper. Where the object is hidden while held (a gripper or hand in
+front of it), its pose comes from the gripper's, with the grip measured where
+the object is seen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from .camera import pose_matrix, yaw_rotation
+
+GRASP_REACH = 0.03
+"""The gripper holds an object when it closes within this distance (m) of the object's extent."""
+
+
+def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | None, int | None]:
+    """The recorded grasp and release: where the gripper stops closing, and where it opens again.
+
+    Args:
+        opening: Per-frame opening in [0, 1].
+        until: Look for the closing up to this frame only (None: the whole recording).
+
+    Returns:
+        ``(grasp, release)``; either is None when the recording does not show it.
+    """
+    end = len(opening) if until is None else min(len(opening), until + 1)
+    closing = np.nonzero(np.diff(opening[:end]) < -0.01)[0]
+    if not len(closing):
+        return None, None
+    frame = int(closing[0])
+    while frame + 2 < end and opening[frame + 1] < opening[frame] - 0.005:
+        frame += 1
+    grasp = frame + 1
+    opened = np.nonzero(opening[grasp:] > opening[grasp] + 0.05)[0]
+    return grasp, (grasp + int(opened[0]) if len(opened) else None)
+
+
+def held_span(gripper, position: np.ndarray, size, count: int) -> tuple[int | None, int]:
+    """The frames ``[grasp, release)`` where the recorded gripper holds an object, if it does.
+
+    Args:
+        gripper: The recorded gripper (``positions``, ``quaternions``, ``opening`` per frame,
+            world frame), or None.
+        position: The object's centre at the grasp (m, world), (3,).
+        size: Its bounding-box size (m), (3,).
+        count: Video frames.
+
+    Returns:
+        ``(grasp, release)``; grasp is None when the gripper never closes on it,
+        release is ``count`` when it never opens again.
+    """
+    if gripper is None:
+        return None, count
+    grasp, release = gripper_hold(gripper.opening)
+    if grasp is None:
+        return None, count
+    reach = 0.5 * float(np.linalg.norm(size)) + GRASP_REACH
+    if np.linalg.norm(gripper.positions[grasp] - position) > reach:
+        return None, count  # it closes on something else
+    return grasp, count if release is None else release
+
+
+def gripper_pose(gripper, frame: int, invert: bool = False) -> np.ndarray:
+    """4x4 world pose of the recorded gripper on a frame (or its inverse)."""
+    rotation = Rotation.from_quat(gripper.quaternions[frame][[1, 2, 3, 0]]).as_matrix()
+    pose = pose_matrix(gripper.positions[frame], rotation)
+    return np.linalg.inv(pose) if invert else pose
+
+
+def fill_held_frames(
+    gripper, size, positions: np.ndarray, yaws: np.ndarray, measured: np.ndarray
+) -> np.ndarray:
+    """Poses a held object on the frames where it was not measured, from the gripper's.
+
+    The grip (the object's pose in the gripper's frame) is the median over the
+    held frames where the object was measured, or else the gripper's pose at the
+    grasp against the object's last measured pose before it (it rests there
+    until the gripper lifts it).
+
+    Args:
+        gripper: The recorded gripper, world frame, or None.
+        size: The object's size (m), (3,).
+        positions: ``Nx3`` world centres; unmeasured held rows are written.
+        yaws: ``N`` yaws (radians); unmeasured held rows are written.
+        measured: ``N`` bool.
+
+    Returns:
+        ``N`` bool: the frames written.
+    """
+    filled = np.zeros(len(positions), bool)
+    before = np.nonzero(measured)[0]
+    if gripper is None or not len(before):
+        return filled
+    grasp, _ = gripper_hold(gripper.opening)
+    if grasp is None:
+        return filled
+    rest = before[before <= grasp]
+    at_grasp = int(rest[-1]) if len(rest) else int(before[0])
+    grasp, release = held_span(gripper, positions[at_grasp], size, len(positions))
+    if grasp is None:
+        return filled
+    held = np.arange(grasp, release)
+    seen = held[measured[held]]
+    # Where it was seen while held; else as it rested when the gripper closed on it.
+    pairs = [(f, f) for f in seen] or [(grasp, at_grasp)]
+    grips = [
+        gripper_pose(gripper, g, invert=True) @ pose_matrix(positions[f], yaw_rotation(yaws[f]))
+        for g, f in pairs
+    ]
+    grip = pose_matrix(
+        np.median([g[:3, 3] for g in grips], axis=0),
+        Rotation.from_matrix(np.array([g[:3, :3] for g in grips])).mean().as_matrix(),
+    )
+    for frame in held[~measured[held]]:
+        pose = gripper_pose(gripper, int(frame)) @ grip
+        positions[frame] = pose[:3, 3]
+        yaws[frame] = float(np.arctan2(pose[1, 0], pose[0, 0]))
+        filled[frame] = True
+    return filled
