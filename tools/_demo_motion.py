@@ -6,12 +6,17 @@ opens, waits while the block falls and settles, and retreats. Heights follow fro
 object sizes so that varied scenes still succeed. Poses are in the world frame (metres,
 radians); the grip command is the per-finger opening in metres (0 = closed,
 ``FINGER_TRAVEL`` = fully open).
+
+Optionally the carry tilts the block: the gripper turns about its own x axis (level,
+in the plane of the finger pads, across the closing direction) by a cosine ramp after
+the lift, holds, and turns back upright before lowering over the container.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 from _demo_gripper import FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE
 from _demo_scene import Layout, container_floor_radius
@@ -31,6 +36,24 @@ _SEGMENTS = (
     ("rest", 0.09),
 )
 MIN_DURATION = 3.0  # seconds; shorter scripts accelerate the block out of the grip
+# With a carry tilt the carry lasts longer, for two turns and a hold between them; the
+# time comes from segments in which the gripper holds nothing (hold, approach, retreat,
+# rest), so the grasp, the lift, the lowering and the drop keep their pace.
+_TILTED_SEGMENTS = (
+    ("hold", 0.04),
+    ("approach", 0.09),
+    ("descend", 0.10),
+    ("close", 0.08),
+    ("lift", 0.10),
+    ("carry", 0.30),
+    ("lower", 0.07),
+    ("open", 0.05),
+    ("fall", 0.06),
+    ("retreat", 0.05),
+    ("rest", 0.06),
+)
+TILT_RAMP = 0.36  # each turn's share of the tilted carry (0.108 of the script)
+MAX_TILT_DEG = 45.0
 
 
 @dataclass(frozen=True)
@@ -43,6 +66,9 @@ class Waypoint:
         yaw: Rotation of the top-down gripper about world z (rad).
         grip: Commanded per-finger opening (m).
         name: The segment that ends here.
+        tilt: Turn (rad) of the gripper about its x axis held in the middle of the
+            segment that ends here; it ramps up from 0 and back to 0 within it.
+        tilt_ramp: Duration (s) of each of those two ramps.
     """
 
     time: float
@@ -50,6 +76,8 @@ class Waypoint:
     yaw: float
     grip: float
     name: str
+    tilt: float = 0.0
+    tilt_ramp: float = 0.0
 
 
 def minimum_jerk(s: np.ndarray | float) -> np.ndarray | float:
@@ -69,6 +97,29 @@ def top_down_quat(yaw: float) -> np.ndarray:
     return np.array([0.0, np.cos(half), np.sin(half), 0.0])
 
 
+def gripper_quat(yaw: float, tilt: float) -> np.ndarray:
+    """Orientation [w, x, y, z] of the top-down gripper turned by ``tilt`` about its x axis.
+
+    The gripper's x axis is level and lies in the plane of the finger pads, across the
+    closing direction (y): turning about it turns the pads, and a block squeezed
+    between them, by their normal forces; no torsional friction is needed.
+
+    Args:
+        yaw: Rotation of the top-down gripper about world z (rad).
+        tilt: Turn about the gripper's x axis (rad); 0 gives ``top_down_quat(yaw)``.
+
+    Returns:
+        The quaternion Rz(yaw) Rx(pi) Rx(tilt).
+    """
+    base = top_down_quat(yaw)
+    if tilt == 0.0:
+        return base
+    turn = np.array([np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0])
+    quat = np.zeros(4)
+    mujoco.mju_mulQuat(quat, base, turn)
+    return quat
+
+
 def grasp_yaw(block_yaw: float, preferred: float) -> float:
     """The gripper yaw closest to ``preferred`` whose fingers close on two block faces.
 
@@ -83,7 +134,9 @@ def grasp_yaw(block_yaw: float, preferred: float) -> float:
     return float(block_yaw + k * np.pi / 2)
 
 
-def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[Waypoint]:
+def plan_script(
+    layout: Layout, duration: float, preferred_yaw: float, carry_tilt: float = 0.0
+) -> list[Waypoint]:
     """Waypoints of the pick-and-place script for this layout.
 
     Args:
@@ -91,6 +144,8 @@ def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[W
         duration: Video length in seconds; segment times scale with it.
         preferred_yaw: Wanted gripper yaw (rad), e.g. to put one finger between the
             camera and the block.
+        carry_tilt: Turn (rad) of the gripper about its x axis held during the carry;
+            0 for none (the script is then exactly the untilted one).
 
     Returns:
         Waypoints in time order, the first at time 0.
@@ -103,6 +158,11 @@ def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[W
         raise ValueError(
             f"the video lasts {duration:.2f} s; the script needs at least {MIN_DURATION} s "
             "(raise --frames or lower --fps)"
+        )
+    if abs(carry_tilt) > np.deg2rad(MAX_TILT_DEG) + 1e-9:
+        raise ValueError(
+            f"a carry tilt of {np.rad2deg(carry_tilt):.1f} deg is more than the "
+            f"{MAX_TILT_DEG:g} deg the grasp is made for (lower --carry-tilt)"
         )
     if size > 2 * FINGER_TRAVEL - 0.01:
         raise ValueError(f"a {size * 100:.1f} cm block does not fit the 8 cm gripper")
@@ -149,12 +209,17 @@ def plan_script(layout: Layout, duration: float, preferred_yaw: float) -> list[W
         "retreat": (cup + [0, 0, release_z + 0.08], carry_yaw, opened),
         "rest": (cup + [0, 0, release_z + 0.08], carry_yaw, opened),
     }
-    total = sum(weight for _, weight in _SEGMENTS)
+    segments = _TILTED_SEGMENTS if carry_tilt != 0.0 else _SEGMENTS
+    total = sum(weight for _, weight in segments)
     waypoints, time = [Waypoint(0.0, home.copy(), yaw, opened, "start")], 0.0
-    for name, weight in _SEGMENTS:
+    for name, weight in segments:
         time += duration * weight / total
         position, seg_yaw, grip = poses[name]
-        waypoints.append(Waypoint(time, np.asarray(position, float), seg_yaw, grip, name))
+        waypoint = Waypoint(time, np.asarray(position, float), seg_yaw, grip, name)
+        if name == "carry" and carry_tilt != 0.0:
+            ramp = TILT_RAMP * duration * weight / total
+            waypoint = Waypoint(waypoint.time, waypoint.position, seg_yaw, grip, name, carry_tilt, ramp)
+        waypoints.append(waypoint)
     return waypoints
 
 
@@ -182,3 +247,26 @@ def pose_at(waypoints: list[Waypoint], time: float) -> tuple[np.ndarray, float, 
             )
     last = waypoints[-1]
     return last.position.copy(), last.yaw, last.grip
+
+
+def tilt_at(waypoints: list[Waypoint], time: float) -> float:
+    """Commanded turn (rad) of the gripper about its x axis at ``time``.
+
+    In a segment whose end waypoint has a ``tilt``, the turn rises by a cosine ramp of
+    ``tilt_ramp`` seconds from the segment's start, holds, and falls back to 0 by a
+    cosine ramp that ends with the segment; elsewhere it is 0.
+
+    Args:
+        waypoints: The script, from ``plan_script``.
+        time: Seconds from the first video frame.
+
+    Returns:
+        The turn in radians; exactly 0.0 outside tilted segments.
+    """
+    for start, end in zip(waypoints[:-1], waypoints[1:], strict=True):
+        if end.tilt == 0.0 or not start.time < time < end.time:
+            continue
+        ramp = max(end.tilt_ramp, 1e-9)
+        s = min((time - start.time) / ramp, (end.time - time) / ramp, 1.0)
+        return end.tilt * 0.5 * (1.0 - np.cos(np.pi * s))
+    return 0.0

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
-from _demo_motion import Waypoint, pose_at, top_down_quat
+from _demo_motion import Waypoint, gripper_quat, pose_at, tilt_at
 from _demo_scene import Layout, container_floor_radius
 
 SETTLE_S = 0.3  # simulated before the first frame so that objects rest on the table
@@ -106,7 +106,7 @@ def simulate(
     def command(video_time: float) -> None:
         position, yaw, grip = pose_at(waypoints, video_time)
         data.mocap_pos[0] = position
-        data.mocap_quat[0] = top_down_quat(yaw)
+        data.mocap_quat[0] = gripper_quat(yaw, tilt_at(waypoints, video_time))
         data.ctrl[:] = grip
 
     command(0.0)
@@ -140,6 +140,9 @@ def simulate(
         on_frame(index, data)
     _find_keyframes(steps, fps, frames, result)
     _check_outcome(model, data, layout, steps, result)
+    tilted = [(a, b) for a, b in zip(waypoints[:-1], waypoints[1:], strict=True) if b.tilt]
+    if tilted and not result.failures:
+        _check_tilt(tilted[0][0].time, tilted[0][1], fps, result)
     return result
 
 
@@ -221,4 +224,62 @@ def _check_outcome(
             f"the block did not end resting in the {name} (offset from the axis "
             f"{radial * 100:.1f} cm, lowest corner {(lowest - layout.cup_bottom) * 100:.1f} cm "
             f"above the {name} bottom, speed {speed:.3f} m/s, {name} tilt {tilt:.1f} deg)"
+        )
+
+
+def _check_tilt(start: float, end: Waypoint, fps: float, result: SimResult) -> None:
+    """Check that the block turned with the tilted gripper and stayed put in its grip.
+
+    Over the tilted segment (from video time ``start`` to ``end.time``) the block's
+    pose in the gripper frame is compared with the one at the segment's first frame:
+    its offset (slip) and its turn must stay small, and the block's z axis must lean
+    from vertical by about the commanded tilt.
+
+    Args:
+        start: Video time (s) when the tilted segment begins.
+        end: The waypoint that ends it, with ``tilt`` and ``tilt_ramp``.
+        fps: Video frame rate.
+        result: Filled so far; gets a ``carry_tilt`` check (and a failure if it fails).
+    """
+    first = int(np.ceil(start * fps - 1e-6))
+    last = min(int(np.floor(end.time * fps + 1e-6)), len(result.frames) - 1)
+    window = result.frames[first : last + 1]
+
+    def block_in_hand(state: FrameState) -> tuple[np.ndarray, np.ndarray]:
+        hand_pos, hand_quat = state.poses["hand"]
+        block_pos, block_quat = state.poses["block"]
+        hand, block = np.zeros(9), np.zeros(9)
+        mujoco.mju_quat2Mat(hand, hand_quat)
+        mujoco.mju_quat2Mat(block, block_quat)
+        hand, block = hand.reshape(3, 3), block.reshape(3, 3)
+        return hand.T @ (block_pos - hand_pos), hand.T @ block
+
+    ref_pos, ref_rot = block_in_hand(window[0])
+    slip, turn, leans = 0.0, 0.0, []
+    for state in window:
+        pos, rot = block_in_hand(state)
+        slip = max(slip, float(np.linalg.norm(pos - ref_pos)))
+        cos = (np.trace(ref_rot.T @ rot) - 1.0) / 2.0
+        turn = max(turn, float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))))
+        block = np.zeros(9)
+        mujoco.mju_quat2Mat(block, state.poses["block"][1])
+        leans.append(float(np.degrees(np.arccos(np.clip(block[8], -1.0, 1.0)))))
+    wanted = abs(float(np.degrees(end.tilt)))
+    max_lean = max(leans)
+    held = sum(lean >= wanted - 2.0 for lean in leans)
+    passed = slip < 0.003 and turn < 2.0 and abs(max_lean - wanted) < 3.0
+    result.checks["carry_tilt"] = {
+        "passed": bool(passed),
+        "commanded_deg": float(np.degrees(end.tilt)),
+        "max_block_tilt_deg": max_lean,
+        "frames_within_2_deg": int(held),
+        "first_frame": first,
+        "last_frame": first + len(window) - 1,
+        "max_slip_in_gripper_m": slip,
+        "max_turn_in_gripper_deg": turn,
+    }
+    if not passed:
+        result.failures.append(
+            f"the block did not keep the carry tilt in the grip (max tilt {max_lean:.1f} deg "
+            f"of {wanted:.1f}, slip {slip * 1000:.1f} mm, turn in the grip {turn:.1f} deg)"
         )

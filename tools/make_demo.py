@@ -8,7 +8,8 @@ camera.json, depth PNGs, prompts.json, optionally trajectory.json) plus truth.js
 scoring. The outcome is checked: the generator exits with status 1 if the block was not
 lifted by the fingers or did not end resting in the container, and with status 2 for
 options it cannot film (e.g. a block too big for the gripper or the container, a video
-too short for the script).
+too short for the script). With ``--carry-tilt DEG`` the gripper tilts the carried block
+by DEG and turns it upright again before lowering it over the container.
 
 Example:
     MUJOCO_GL=egl python tools/make_demo.py --out examples/block_in_cup --with-trajectory
@@ -91,6 +92,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--bowl-radius", type=float, default=0.07, help="bowl rim outer radius, m")
     add("--bowl-height", type=float, default=0.06, help="bowl height, m")
     add("--distractor", action="store_true", help="add a static can to the table")
+    add(
+        "--carry-tilt",
+        type=float,
+        default=0.0,
+        metavar="DEG",
+        help="during the carry, turn the gripper and the block by DEG about the gripper's "
+        "level x axis (in the finger pads' plane, pointing roughly at the camera; positive "
+        "leans the block's top to the left in the image), upright again before lowering",
+    )
     add("--no-depth", action="store_true", help="do not write depth/")
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
     add("--with-trajectory", action="store_true", help="write trajectory.json")
@@ -205,9 +215,12 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     layout = sample_layout(args, rng)
     intr = Intrinsics.from_fovy(args.width, args.height, args.fovy)
     view = layout.camera_rot[:2, 2]
-    # Fingers closing at 45 deg to the line of sight, so one partly hides the block.
-    preferred_yaw = np.arctan2(view[1], view[0]) + np.deg2rad(135.0)
-    waypoints = plan_script(layout, args.frames / args.fps, preferred_yaw)
+    # Fingers closing at 45 deg to the line of sight, so one partly hides the block; with
+    # a carry tilt, across it: the gripper's x axis, the tilt axis, then points roughly
+    # at the camera, so that the block leans in the image rather than towards the camera.
+    turn = 135.0 if args.carry_tilt == 0 else 180.0
+    preferred_yaw = np.arctan2(view[1], view[0]) + np.deg2rad(turn)
+    waypoints = plan_script(layout, args.frames / args.fps, preferred_yaw, float(np.deg2rad(args.carry_tilt)))
     model = build_model(
         layout,
         waypoints[0].position,
