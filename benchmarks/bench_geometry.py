@@ -25,6 +25,23 @@ def _size_error(fitted: list[float], truth: np.ndarray) -> float:
     return float(np.max(np.abs(f - t) / t))
 
 
+def _tilt_error(geometry, obj, true_obj, visible: np.ndarray) -> float | None:
+    """RMS angle (degrees) between the true and found up axes, over visible frames where
+    the object truly leans more than 5 degrees; None if it never does."""
+    from scipy.spatial.transform import Rotation
+
+    camera_from_world = np.linalg.inv(geometry.world_from_camera)
+    normal = geometry.table.normal_cam
+    errors = []
+    for frame, truth_frame in enumerate(true_obj.frames):
+        true_up = Rotation.from_quat(truth_frame.quaternion_cam[[1, 2, 3, 0]]).as_matrix()[:, 2]
+        if not visible[frame] or np.degrees(np.arccos(np.clip(true_up @ normal, -1, 1))) < 5:
+            continue
+        found_up = camera_from_world[:3, :3] @ obj.motion.rotation(frame)[:, 2]
+        errors.append(np.degrees(np.arccos(np.clip(true_up @ found_up, -1, 1))))
+    return float(np.sqrt(np.mean(np.square(errors)))) if errors else None
+
+
 def score_scene(name: str, folder) -> list[Figure]:
     """Runs the stages on one demo folder and scores them."""
     from real2gym.real2gym_addon.demo import load_demo
@@ -83,6 +100,10 @@ def score_scene(name: str, folder) -> list[Figure]:
                    passed=errors[prompt] <= 10),
             Figure(NAME, f"{label}: {obj.name} position RMS (visible)", rms, "mm", target="<= 15", passed=rms <= 15),
         ]  # fmt: skip
+        tilt_error = _tilt_error(geometry, obj, true_obj, visible)
+        if tilt_error is not None:  # the object leans somewhere in the video: is its tilt found?
+            figures.append(Figure(NAME, f"{label}: {obj.name} tilt error (RMS, tilted frames)", tilt_error, "deg",
+                                  target="<= 5", passed=tilt_error <= 5))  # fmt: skip
         if "base_radius" in true_obj.params:  # a profiled container: how well its base is found
             shape = obj.fitted.shape
             base = shape.params.get("base_radius", shape.params.get("outer_radius", shape.size[0] / 2))

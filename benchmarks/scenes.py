@@ -23,6 +23,7 @@ VARIANTS = {
                            "--with-trajectory"],
     # The weakest input: a person's video with a known camera pose, no depth, no robot recording.
     "bowl": ["--seed", "4", "--camera-azimuth", "-50", "--target", "bowl", "--with-trajectory"],
+    "tilted_carry": ["--seed", "2", "--camera-azimuth", "-40", "--carry-tilt", "25", "--with-trajectory"],
     "no_depth_no_trajectory": ["--seed", "3", "--camera-azimuth", "-25", "--no-depth", "--with-world-from-camera"],
 }  # fmt: skip
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import bpy
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..real2gym_addon.errors import WarningLog
 from ..real2gym_addon.geometry.report_io import geometry_from_report
@@ -324,12 +325,16 @@ def _build_object(builder: _Builder, index: int, obj_geometry, frames: np.ndarra
     motion = obj_geometry.motion
     count = len(frames)
     write_keyframes(obj, "location", frames, motion.positions[:count], action_name=f"Real2Gym {name}")
-    yaws = np.zeros((count, 3))
-    yaws[:, 2] = motion.yaws[:count]
-    write_keyframes(obj, "rotation_euler", frames, yaws)
+    # Euler XYZ (Blender's Rz @ Ry @ Rx), continuous from frame to frame: yaw, and any tilt.
+    eulers = np.zeros((count, 3))
+    eulers[:, 2] = motion.yaws[:count]
+    if motion.tilts is not None:
+        matrices = np.array([motion.rotation(i) for i in range(count)])
+        eulers = np.unwrap(Rotation.from_matrix(matrices).as_euler("xyz"), axis=0)
+    write_keyframes(obj, "rotation_euler", frames, eulers)
     # Posed as on the current frame now, as a frame change would pose it (other objects keep theirs).
     now = min(max(builder.frame, 0), count - 1)
-    obj.location, obj.rotation_euler = motion.positions[now], yaws[now]
+    obj.location, obj.rotation_euler = motion.positions[now], eulers[now]
     for piece, (mesh, position, rotation) in enumerate(_collision_meshes(shape)):
         child_name = f"{obj.name} collision {piece}"
         child = bpy.data.objects.new(child_name, mesh_from_trimesh(child_name, mesh))

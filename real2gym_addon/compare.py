@@ -24,6 +24,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from .errors import Real2GymError
 from .files import OutputFolder, write_json_atomic
@@ -245,6 +246,6 @@ def _reconstruction_qpos(model, name_map: dict[str, str], geometry, record) -> n
             continue
         for frame in range(min(len(qpos), len(obj.motion.positions))):
             qpos[frame, address : address + 3] = obj.motion.positions[frame]
-            yaw = obj.motion.yaws[frame]
-            qpos[frame, address + 3 : address + 7] = [np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)]
+            quaternion = Rotation.from_matrix(obj.motion.rotation(frame)).as_quat()
+            qpos[frame, address + 3 : address + 7] = quaternion[[3, 0, 1, 2]]
     return qpos

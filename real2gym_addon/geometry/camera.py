@@ -77,3 +77,40 @@ def yaw_rotation(yaw: float) -> np.ndarray:
     """Rotation by ``yaw`` radians about +z."""
     c, s = np.cos(yaw), np.sin(yaw)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def orientation(yaw: float, tilt=None) -> np.ndarray:
+    """An object's rotation in the world: its yaw about +z, then tilted.
+
+    Args:
+        yaw: Radians about world z.
+        tilt: ``(tx, ty)``: a rotation vector with a horizontal axis (radians),
+            applied after the yaw (it leans the object's z axis away from
+            vertical); None for upright.
+    """
+    rotation = yaw_rotation(yaw)
+    if tilt is None or not np.any(tilt):
+        return rotation
+    axis = np.array([tilt[0], tilt[1], 0.0])
+    angle = float(np.linalg.norm(axis))
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]]) / angle
+    lean = np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * k @ k
+    return lean @ rotation
+
+
+def split_orientation(rotation: np.ndarray) -> tuple[float, np.ndarray]:
+    """Yaw and tilt of a rotation (the inverse of :func:`orientation`).
+
+    The tilt is the smallest rotation taking world z to the object's z axis;
+    what is left is a turn about z.
+
+    Returns:
+        ``(yaw, tilt)``: radians, and ``(tx, ty)`` radians.
+    """
+    up = rotation[:, 2]
+    axis = np.array([-up[1], up[0], 0.0])  # z x up
+    sine = float(np.linalg.norm(axis))
+    angle = float(np.arctan2(sine, up[2]))
+    tilt = axis[:2] / sine * angle if sine > 1e-12 else np.zeros(2)
+    twist = orientation(0.0, tilt).T @ rotation
+    return float(np.arctan2(twist[1, 0], twist[0, 0])), tilt

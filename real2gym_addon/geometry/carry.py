@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .camera import pose_matrix, yaw_rotation
+from .camera import orientation, pose_matrix, split_orientation
 
+REST_WINDOW = 30
+"""Frames before the grasp whose measured poses give the resting pose the gripper takes it from."""
 GRASP_REACH = 0.03
 """The gripper holds an object when it closes within this distance (m) of the object's extent."""
 
@@ -73,13 +75,18 @@ def gripper_pose(gripper, frame: int, invert: bool = False) -> np.ndarray:
 
 
 def fill_held_frames(
-    gripper, size, positions: np.ndarray, yaws: np.ndarray, measured: np.ndarray
+    gripper,
+    size,
+    positions: np.ndarray,
+    yaws: np.ndarray,
+    measured: np.ndarray,
+    tilts: np.ndarray | None = None,
 ) -> np.ndarray:
     """Poses a held object on the frames where it was not measured, from the gripper's.
 
     The grip (the object's pose in the gripper's frame) is the median over the
     held frames where the object was measured, or else the gripper's pose at the
-    grasp against the object's last measured pose before it (it rests there
+    grasp against the object's poses in the second before it (it rests there
     until the gripper lifts it).
 
     Args:
@@ -88,6 +95,7 @@ def fill_held_frames(
         positions: ``Nx3`` world centres; unmeasured held rows are written.
         yaws: ``N`` yaws (radians); unmeasured held rows are written.
         measured: ``N`` bool.
+        tilts: ``Nx2`` tilts (radians), or None for upright; unmeasured held rows are written.
 
     Returns:
         ``N`` bool: the frames written.
@@ -99,17 +107,21 @@ def fill_held_frames(
     grasp, _ = gripper_hold(gripper.opening)
     if grasp is None:
         return filled
-    rest = before[before <= grasp]
-    at_grasp = int(rest[-1]) if len(rest) else int(before[0])
-    grasp, release = held_span(gripper, positions[at_grasp], size, len(positions))
+    # It rests until the grasp; the frames just before are the most hidden (the gripper closes in
+    # front of it), so its resting pose is the median over a window before the grasp.
+    resting = before[(before <= grasp) & (before >= grasp - REST_WINDOW)]
+    if not len(resting):
+        resting = before[before <= grasp][-1:] if (before <= grasp).any() else before[:1]
+    grasp, release = held_span(gripper, np.median(positions[resting], axis=0), size, len(positions))
     if grasp is None:
         return filled
     held = np.arange(grasp, release)
     seen = held[measured[held]]
     # Where it was seen while held; else as it rested when the gripper closed on it.
-    pairs = [(f, f) for f in seen] or [(grasp, at_grasp)]
+    pairs = [(f, f) for f in seen] or [(grasp, int(f)) for f in resting]
     grips = [
-        gripper_pose(gripper, g, invert=True) @ pose_matrix(positions[f], yaw_rotation(yaws[f]))
+        gripper_pose(gripper, g, invert=True)
+        @ pose_matrix(positions[f], orientation(yaws[f], None if tilts is None else tilts[f]))
         for g, f in pairs
     ]
     grip = pose_matrix(
@@ -119,6 +131,8 @@ def fill_held_frames(
     for frame in held[~measured[held]]:
         pose = gripper_pose(gripper, int(frame)) @ grip
         positions[frame] = pose[:3, 3]
-        yaws[frame] = float(np.arctan2(pose[1, 0], pose[0, 0]))
+        yaws[frame], tilt = split_orientation(pose[:3, :3])
+        if tilts is not None:
+            tilts[frame] = tilt
         filled[frame] = True
     return filled

@@ -24,7 +24,7 @@ from ..demo import Camera
 from .camera import invert, pose_matrix, yaw_rotation
 from .motion import surface_distance
 from .shapes import Shape
-from .silhouette import silhouette_iou, silhouette_polygon
+from .silhouette import silhouette_ious, silhouette_polygon
 
 BAD_FIT = 0.25
 """Silhouette error (1 - IoU) above which a fit is rejected."""
@@ -75,12 +75,21 @@ class FittedObject:
 
 
 def _silhouette_error(shape: Shape, position, yaw, views: list[RestView], camera: Camera) -> float:
+    """Mean 1 - IoU over the views; views from one camera pose share one projected outline."""
     world_from_object = pose_matrix(np.asarray(position), yaw_rotation(yaw))
     errors = []
-    for view in views:
-        polygon = silhouette_polygon(shape, view.camera_from_world @ world_from_object, camera)
-        errors.append(1.0 - silhouette_iou(polygon, view.mask))
+    for camera_from_world, masks in _views_by_pose(views):
+        polygon = silhouette_polygon(shape, camera_from_world @ world_from_object, camera)
+        errors += [1.0 - iou for iou in silhouette_ious(polygon, masks)]
     return float(np.mean(errors))
+
+
+def _views_by_pose(views: list[RestView]) -> list[tuple[np.ndarray, list[np.ndarray]]]:
+    groups: dict[bytes, tuple[np.ndarray, list[np.ndarray]]] = {}
+    for view in views:
+        key = np.asarray(view.camera_from_world, float).tobytes()
+        groups.setdefault(key, (view.camera_from_world, []))[1].append(view.mask)
+    return list(groups.values())
 
 
 def _sample(views: list[RestView], points: np.ndarray, count: int = 600) -> np.ndarray:
@@ -154,9 +163,7 @@ def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
         return error + _depth_error(shape, position, x[2], sample)
 
     start = np.array([centre[0], centre[1], yaw, sx, sy, sz])
-    result = minimize(
-        loss, start, method="Nelder-Mead", options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 600}
-    )
+    result = _restarted_minimize(loss, start, maxiter=600)
     x = result.x
     size = (abs(x[3]), abs(x[4]), abs(x[5]))
     # The same box turned by 90 degrees: keep sx along the yaw axis, yaw in [-45, 45) degrees.
@@ -167,6 +174,22 @@ def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
         size = (size[1], size[0], size[2])
     shape = Shape("box", size, fit_error=float(result.fun))
     return FittedObject(shape, np.array([x[0], x[1], size[2] / 2]), yaw)
+
+
+def _restarted_minimize(loss, start: np.ndarray, maxiter: int, restarts: int = 2):
+    """Nelder-Mead, started again from its answer with a fresh simplex until that stops helping.
+
+    A simplex can collapse along the valley where an object's depth trades
+    against its height and stop short of the minimum; a restart opens it again.
+    """
+    options = {"xatol": 2e-4, "fatol": 1e-4, "maxiter": maxiter}
+    result = minimize(loss, start, method="Nelder-Mead", options=options)
+    for _ in range(restarts):
+        again = minimize(loss, result.x, method="Nelder-Mead", options=options)
+        if again.fun > result.fun - 1e-4:
+            break
+        result = again
+    return result
 
 
 def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float, float, float, float, bool]:
@@ -198,9 +221,7 @@ def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") 
         return _silhouette_error(shape, (x[0], x[1], abs(x[3]) / 2), 0.0, views, camera)
 
     start = np.array([cx, cy, radius, height])
-    result = minimize(
-        loss, start, method="Nelder-Mead", options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 400}
-    )
+    result = _restarted_minimize(loss, start, maxiter=400)
     cx, cy, radius, height = result.x[0], result.x[1], abs(result.x[2]), abs(result.x[3])
     error = float(result.fun)
     size = (2 * radius, 2 * radius, height)
@@ -253,8 +274,7 @@ def _fit_bowl_profile(
         error = _silhouette_error(shape, position, 0.0, views, camera)
         return error + _depth_error(shape, position, 0.0, sample)
 
-    result = minimize(loss, np.array([cx, cy, radius, height, base]), method="Nelder-Mead",
-                      options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 500})  # fmt: skip
+    result = _restarted_minimize(loss, np.array([cx, cy, radius, height, base]), maxiter=500)
     shape = shape_of(result.x)
     rim, tall = shape.params["outer_radius"], shape.size[2]
     return (float(result.x[0]), float(result.x[1]), rim, tall, shape.params["base_radius"]), float(result.fun)

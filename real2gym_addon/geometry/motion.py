@@ -2,11 +2,13 @@
 
 On each frame where enough of the object is seen, the fitted shape is aligned
 to the masked depth points (world frame) by robust least squares on the
-points' distance to the shape's surface, over position and yaw (the table's
-gravity keeps objects upright in the demos this tool targets; tilt is not
-estimated), starting from the previous frame's pose. Frames where the object is
-hidden are bridged by interpolation and marked. Positions are smoothed; an
-object that never moves gets one pose.
+points' distance to the shape's surface, over position and yaw, starting from
+the previous frame's pose. Off the table, where the points support it, the fit
+also frees the object's tilt (full 6-DoF): it is kept where it explains the
+points clearly better and leans more than a few degrees. Frames where the
+object is hidden are bridged by interpolation (along the recorded gripper where
+it holds the object) and marked. Poses are smoothed; an object that never moves
+gets one pose.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 from scipy.optimize import least_squares
 from scipy.signal import savgol_filter
 
-from .camera import transform
+from .camera import orientation, transform
 from .carry import fill_held_frames
 from .shapes import Shape
 
@@ -27,6 +29,16 @@ REFIT_IOU = 0.7
 """A fit whose silhouette matches the mask worse than this IoU is tried again from the points."""
 REFIT_GAIN = 0.05
 """The second fit replaces the first only if its silhouette IoU is this much higher."""
+TILT_GAIN = 0.75
+"""A tilted fit is kept only if its RMS point distance is below this fraction of the upright fit's."""
+TILT_TRY_RMS = 0.0008
+"""The tilt is fitted only where the upright fit leaves more than this RMS (m): depth noise alone leaves about that."""
+MIN_TILT = np.radians(3.0)
+"""Smaller tilts are taken as upright."""
+LIFTED = 0.01
+"""An object whose bottom is this far (m) above the table may be tilted (resting objects stand upright)."""
+MIN_TILT_POINTS = 60
+"""Fewer points than this on a frame: the tilt is not fitted there."""
 MAX_STEP = 0.03
 """How far (m) an object may move between two measured frames."""
 STATIC_TOLERANCE = 0.005
@@ -42,12 +54,19 @@ class Motion:
         yaws: ``N`` rotations about world z (radians).
         measured: ``N`` bool: the pose was measured there (else bridged).
         static: The object never moves (all poses equal).
+        tilts: ``Nx2`` tilts after the yaw (a rotation vector with a horizontal
+            axis, radians; see :func:`~.camera.orientation`), or None: upright.
     """
 
     positions: np.ndarray
     yaws: np.ndarray
     measured: np.ndarray
     static: bool = False
+    tilts: np.ndarray | None = None
+
+    def rotation(self, frame: int) -> np.ndarray:
+        """3x3 world rotation of the object on a frame."""
+        return orientation(self.yaws[frame], None if self.tilts is None else self.tilts[frame])
 
 
 def surface_distance(shape: Shape, points: np.ndarray) -> np.ndarray:
@@ -107,38 +126,61 @@ def _box_sdf_2d(
 
 
 def align(
-    shape: Shape, points_world: np.ndarray, position: np.ndarray, yaw: float
-) -> tuple[np.ndarray, float, float]:
-    """Aligns the shape to points by position and yaw.
+    shape: Shape,
+    points_world: np.ndarray,
+    position: np.ndarray,
+    yaw: float,
+    tilt: np.ndarray | None = None,
+    free_tilt: bool = False,
+) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """Aligns the shape to points by position and yaw (and tilt, if ``free_tilt``).
 
     Args:
         shape: The fitted shape.
         points_world: ``Nx3`` masked depth points, world frame (m).
         position: Starting centre (3,), world frame.
         yaw: Starting yaw (radians).
+        tilt: Starting tilt ``(tx, ty)`` (radians), or None for upright.
+        free_tilt: Also fit the tilt where the upright fit leaves more than
+            ``TILT_TRY_RMS``; it is kept only where it explains the points
+            clearly better than upright (``TILT_GAIN``) and leans by at least
+            ``MIN_TILT``.
 
     Returns:
-        ``(position, yaw, rms)``: the aligned pose and the RMS point distance (m).
+        ``(position, yaw, tilt, rms)``: the aligned pose (tilt ``(2,)``, zeros
+        when upright) and the RMS point distance (m).
     """
     round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+    tilt = np.zeros(2) if tilt is None else np.asarray(tilt, float)
 
-    def residuals(x):
-        c, s = np.cos(x[3]), np.sin(x[3])
-        local = points_world - x[:3]
-        rotated = np.c_[c * local[:, 0] + s * local[:, 1], -s * local[:, 0] + c * local[:, 1], local[:, 2]]
-        return surface_distance(shape, rotated)
+    def residuals(x, lean):
+        local = (points_world - x[:3]) @ orientation(x[3], lean)
+        return surface_distance(shape, local)
 
-    start = np.r_[position, yaw]
-    if round_:
-        result = least_squares(
-            lambda x: residuals(np.r_[x, 0.0]), start[:3], loss="soft_l1", f_scale=0.004, max_nfev=60
-        )
-        solution = np.r_[result.x, 0.0]
-    else:
-        result = least_squares(residuals, start, loss="soft_l1", f_scale=0.004, max_nfev=60)
-        solution = result.x
-    rms = float(np.sqrt(np.mean(result.fun**2)))
-    return solution[:3], float(solution[3]), rms
+    def solve(start, lean_free):
+        # x: position, yaw (fixed at 0 for round shapes), then the tilt when free.
+        def unpack(v):
+            yaw_ = 0.0 if round_ else v[3]
+            lean = v[-2:] if lean_free else np.zeros(2)
+            return np.r_[v[:3], yaw_], lean
+
+        def fun(v):
+            pose, lean = unpack(v)
+            return residuals(pose, lean)
+
+        vector = np.r_[start[:3], [] if round_ else [start[3]], start[4:] if lean_free else []]
+        # Converged at a hundredth of a millimetre: tighter only costs time.
+        result = least_squares(fun, vector, loss="soft_l1", f_scale=0.004, max_nfev=100 if lean_free else 60,
+                               xtol=1e-4, ftol=1e-4)  # fmt: skip
+        pose, lean = unpack(result.x)
+        return pose, lean, float(np.sqrt(np.mean(result.fun**2)))
+
+    pose, lean, rms = solve(np.r_[position, yaw, 0.0, 0.0], False)
+    if free_tilt and rms > TILT_TRY_RMS:
+        leaned, lean2, rms2 = solve(np.r_[pose, tilt if np.any(tilt) else [0.0, 0.0]], True)
+        if rms2 < TILT_GAIN * rms and np.linalg.norm(lean2) >= MIN_TILT:
+            pose, lean, rms = leaned, lean2, rms2
+    return pose[:3], float(pose[3]), lean, rms
 
 
 def track(
@@ -163,7 +205,7 @@ def track(
             None when the object is not seen.
         world_from_camera: 4x4.
         max_points: Points used per frame (a fixed random subset).
-        silhouette: ``(frame, (position, yaw, rms)) -> IoU`` of the posed shape's
+        silhouette: ``(frame, (position, yaw, tilt, rms)) -> IoU`` of the posed shape's
             silhouette with the frame's mask, or None to trust the points alone.
         gripper: The recorded gripper (world frame), or None: where it holds the
             object and the object is not measured, the object goes with it.
@@ -174,12 +216,13 @@ def track(
     count = len(points_per_frame)
     positions = np.zeros((count, 3))
     yaws = np.zeros(count)
+    tilts = np.zeros((count, 2))
     measured = np.zeros(count, bool)
     rng = np.random.default_rng(0)
     reach = 0.5 * float(np.linalg.norm(shape.size)) + MAX_STEP
     camera_centre = world_from_camera[:3, 3]
     for direction in (1, -1):
-        position, yaw = start_position.copy(), start_yaw
+        position, yaw, tilt = start_position.copy(), start_yaw, np.zeros(2)
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         for frame in frames:
             points = points_per_frame[frame]
@@ -202,35 +245,43 @@ def track(
                     view = centroid - camera_centre
                     return centroid + view / np.linalg.norm(view) * min(shape.size) / 2
 
+                # Resting objects stand upright; a lifted one may lean, where enough of it is seen.
+                lifted = position[2] - shape.size[2] / 2 > LIFTED or np.any(tilt)
+                free_tilt = bool(lifted and len(world) >= MIN_TILT_POINTS)
                 if lost:
                     # Nothing near its last pose: it moved while hidden. Start again from where its
                     # points are, and trust that only if its silhouette agrees with the mask.
-                    fit = align(shape, world, from_points(), yaw)
+                    fit = align(shape, world, from_points(), yaw, None, free_tilt)
                     if silhouette(frame, fit) < REFIT_IOU:
                         continue
                 else:
                     # From the last pose; if its silhouette disagrees with the mask, also from the
                     # points themselves, keeping the pose whose silhouette agrees best.
-                    fit = align(shape, world, position, yaw)
+                    fit = align(shape, world, position, yaw, tilt, free_tilt)
                     agreement = silhouette(frame, fit) if silhouette is not None else 1.0
                     if agreement < REFIT_IOU:
-                        other = align(shape, world, from_points(), yaw)
+                        other = align(shape, world, from_points(), yaw, tilt, free_tilt)
                         if silhouette(frame, other) > agreement + REFIT_GAIN:
                             fit = other
-                position, yaw, _ = fit
-                positions[frame], yaws[frame], measured[frame] = position, yaw, True
-    return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size)
+                position, yaw, tilt, _ = fit
+                positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
+    return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
 
 
-def _finish(positions, yaws, measured, start_position, start_yaw, gripper=None, size=None) -> Motion:
+def _finish(
+    positions, yaws, measured, start_position, start_yaw, gripper=None, size=None, tilts=None
+) -> Motion:
     """Bridges the unmeasured frames (from the gripper where it holds the object), smooths, finds static."""
     count = len(positions)
     if not measured.any():
         return Motion(np.tile(start_position, (count, 1)), np.full(count, start_yaw), measured, static=True)
+    tilts = np.zeros((count, 2)) if tilts is None else tilts
     frames = np.arange(count)
-    known = measured | fill_held_frames(gripper, size, positions, yaws, measured)
+    known = measured | fill_held_frames(gripper, size, positions, yaws, measured, tilts)
     for axis in range(3):
         positions[:, axis] = np.interp(frames, frames[known], positions[known, axis])
+    for axis in range(2):
+        tilts[:, axis] = np.interp(frames, frames[known], tilts[known, axis])
     yaws = np.interp(frames, frames[known], np.unwrap(yaws[known]))
     centre = np.median(positions[known], axis=0)
     if np.linalg.norm(positions[known] - centre, axis=1).max() < STATIC_TOLERANCE:
@@ -240,7 +291,8 @@ def _finish(positions, yaws, measured, start_position, start_yaw, gripper=None, 
     if count >= 7:
         positions = savgol_filter(positions, 7, 2, axis=0)
         yaws = savgol_filter(yaws, 7, 2)
-    return Motion(positions, yaws, measured)
+        tilts = savgol_filter(tilts, 7, 2, axis=0)
+    return Motion(positions, yaws, measured, tilts=tilts if np.any(tilts) else None)
 
 
 def settle_hidden_tail(motion: Motion, support_z: float, half_height: float, fps: float) -> int | None:
@@ -273,4 +325,6 @@ def settle_hidden_tail(motion: Motion, support_z: float, half_height: float, fps
         fallen = start[2] + speed * elapsed - 0.5 * 9.81 * elapsed**2
         motion.positions[frame] = [start[0], start[1], max(rest_z, fallen)]
         motion.yaws[frame] = motion.yaws[last]
+        if motion.tilts is not None:
+            motion.tilts[frame] = 0.0  # it lands upright on its support
     return last

@@ -10,6 +10,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
+from .camera import split_orientation
 from .fit import FittedObject
 from .keyframes import GripperTrajectory
 from .motion import Motion
@@ -18,8 +19,8 @@ from .stage import Geometry, ObjectGeometry
 from .table import Table
 
 
-def _yaw(quaternion_wxyz) -> float:
-    return float(Rotation.from_quat(np.asarray(quaternion_wxyz)[[1, 2, 3, 0]]).as_euler("ZYX")[0])
+def _yaw_and_tilt(quaternion_wxyz) -> tuple[float, np.ndarray]:
+    return split_orientation(Rotation.from_quat(np.asarray(quaternion_wxyz, float)[[1, 2, 3, 0]]).as_matrix())
 
 
 def geometry_from_report(report: dict) -> Geometry:
@@ -50,9 +51,12 @@ def geometry_from_report(report: dict) -> Geometry:
         for entry in report["objects"]:
             frames = entry["frames"]
             positions = np.array([f["position_world"] for f in frames], float)
-            yaws = np.array([_yaw(f["quaternion_world"]) for f in frames])
+            orientations = [_yaw_and_tilt(f["quaternion_world"]) for f in frames]
+            yaws = np.array([yaw for yaw, _ in orientations])
+            tilts = np.array([tilt for _, tilt in orientations]).reshape(-1, 2)
             measured = np.array([f.get("measured", f["visible"]) for f in frames], bool)
-            motion = Motion(positions, np.unwrap(yaws), measured, static=bool(entry.get("static", False)))
+            motion = Motion(positions, np.unwrap(yaws), measured, static=bool(entry.get("static", False)),
+                            tilts=tilts if np.abs(tilts).max(initial=0.0) > 1e-6 else None)  # fmt: skip
             fitted = FittedObject(Shape.from_report(entry), positions[0].copy(), float(yaws[0]))
             visible = [bool(f["visible"]) for f in frames]
             objects.append(

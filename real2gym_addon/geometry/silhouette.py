@@ -52,15 +52,30 @@ def polygon_coverage(polygon: np.ndarray, x0: int, y0: int, width: int, height: 
     area = np.sum(points[:, 0] * np.roll(points[:, 1], -1) - np.roll(points[:, 0], -1) * points[:, 1])
     normals = np.c_[-edges[:, 1], edges[:, 0]] / lengths[:, None] * np.sign(area or 1.0)
     offsets = np.einsum("ij,ij->i", normals, points)
-    us = np.arange(x0, x0 + width, dtype=float)
-    vs = np.arange(y0, y0 + height, dtype=float)
+    # Pixels more than two away from the outline are wholly in or out: a fill decides them.
+    # Only the band along the outline needs the distance.
+    coverage = np.zeros((height, width), np.float64)
+    scaled = np.round((points - [x0, y0]) * 16).astype(np.int32)  # 4 fractional bits
+    filled = np.zeros((height, width), np.uint8)
+    cv2.fillPoly(filled, [scaled], 1, lineType=cv2.LINE_8, shift=4)
+    band = np.zeros((height, width), np.uint8)
+    cv2.polylines(band, [scaled], True, 1, thickness=5, lineType=cv2.LINE_8, shift=4)
+    coverage[filled > 0] = 1.0
+    rows, cols = np.nonzero(band)
     # Distance inside every edge's half-plane; the smallest is the distance to the outline.
-    inside = (
-        normals[:, 0, None, None] * us[None, None, :]
-        + normals[:, 1, None, None] * vs[None, :, None]
-        - offsets[:, None, None]
-    ).min(axis=0)
-    return np.clip(inside + 0.5, 0.0, 1.0)
+    inside = (normals @ np.stack([cols + float(x0), rows + float(y0)]) - offsets[:, None]).min(axis=0)
+    coverage[rows, cols] = np.clip(inside + 0.5, 0.0, 1.0)
+    return coverage
+
+
+def mask_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """``(x0, y0, x1, y1)`` of a mask's set pixels (inclusive), or None for an empty mask."""
+    rows, cols = mask.any(axis=1), mask.any(axis=0)
+    if not rows.any():
+        return None
+    y0, y1 = int(rows.argmax()), len(rows) - 1 - int(rows[::-1].argmax())
+    x0, x1 = int(cols.argmax()), len(cols) - 1 - int(cols[::-1].argmax())
+    return x0, y0, x1, y1
 
 
 def silhouette_iou(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> float:
@@ -90,13 +105,13 @@ def silhouette_mismatch(
         margin: Extra pixels around the joint box.
     """
     h, w = mask.shape
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
+    box = mask_box(mask)
+    if box is None:
         return 1.0
-    x0 = int(max(0, min(xs.min(), np.floor(polygon[:, 0].min())) - margin))
-    y0 = int(max(0, min(ys.min(), np.floor(polygon[:, 1].min())) - margin))
-    x1 = int(min(w, max(xs.max(), np.ceil(polygon[:, 0].max())) + margin + 1))
-    y1 = int(min(h, max(ys.max(), np.ceil(polygon[:, 1].max())) + margin + 1))
+    x0 = int(max(0, min(box[0], np.floor(polygon[:, 0].min())) - margin))
+    y0 = int(max(0, min(box[1], np.floor(polygon[:, 1].min())) - margin))
+    x1 = int(min(w, max(box[2], np.ceil(polygon[:, 0].max())) + margin + 1))
+    y1 = int(min(h, max(box[3], np.ceil(polygon[:, 1].max())) + margin + 1))
     if x1 <= x0 or y1 <= y0:
         return 1.0
     coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
@@ -107,3 +122,26 @@ def silhouette_mismatch(
     missed = (crop * (1.0 - coverage)).sum()
     unseen = (coverage * ~crop).sum()
     return float((missed + unseen_weight * unseen) / union)
+
+
+def silhouette_ious(polygon: np.ndarray, masks: list[np.ndarray], margin: int = 4) -> list[float]:
+    """:func:`silhouette_iou` of one polygon against several masks of one size (the outline's
+    coverage is computed once, over the joint bounding box)."""
+    h, w = masks[0].shape
+    boxes = [box for box in map(mask_box, masks) if box is not None]
+    if not boxes:
+        return [0.0] * len(masks)
+    low, high = np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]
+    x0 = int(max(0, min(low[0], np.floor(polygon[:, 0].min())) - margin))
+    y0 = int(max(0, min(low[1], np.floor(polygon[:, 1].min())) - margin))
+    x1 = int(min(w, max(high[0], np.ceil(polygon[:, 0].max())) + margin + 1))
+    y1 = int(min(h, max(high[1], np.ceil(polygon[:, 1].max())) + margin + 1))
+    if x1 <= x0 or y1 <= y0:
+        return [0.0] * len(masks)
+    coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
+    ious = []
+    for mask in masks:
+        crop = mask[y0:y1, x0:x1]
+        union = np.maximum(coverage, crop).sum()
+        ious.append(float(np.minimum(coverage, crop).sum() / union) if union and crop.any() else 0.0)
+    return ious

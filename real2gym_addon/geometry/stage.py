@@ -19,7 +19,7 @@ from ..depth import read_depth
 from ..errors import DemoFolderError, WarningLog
 from ..progress import Progress
 from ..segmentation.run import Segmentation
-from .camera import back_project, invert, pose_matrix, transform, yaw_rotation
+from .camera import back_project, invert, orientation, pose_matrix, transform, yaw_rotation
 from .fit import FittedObject, RestView, fit_shape
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
 from .motion import Motion, settle_hidden_tail, track
@@ -62,7 +62,7 @@ class ObjectGeometry:
         frames = []
         rotation_cam = Rotation.from_matrix(camera_from_world[:3, :3])
         for i, position in enumerate(self.motion.positions):
-            world = Rotation.from_matrix(yaw_rotation(self.motion.yaws[i]))
+            world = Rotation.from_matrix(self.motion.rotation(i))
             q_cam = (rotation_cam * world).as_quat()[[3, 0, 1, 2]]
             q_world = world.as_quat()[[3, 0, 1, 2]]
             frames.append(
@@ -119,14 +119,14 @@ def _rest_frames(summary: list[dict], prompt_frame: int) -> list[int]:
     anchor = summary[prompt_frame]
     if not anchor["visible"]:
         return [prompt_frame]
-    largest = max(f["area"] for f in summary)
-    candidates = []
-    for entry in summary:
-        if not entry["visible"] or entry["area"] < 0.85 * largest:
-            continue
-        shift = np.hypot(*(np.subtract(entry["centroid"], anchor["centroid"])))
-        if shift < 2.0:
-            candidates.append(entry["frame"])
+    still = [
+        entry
+        for entry in summary
+        if entry["visible"] and np.hypot(*np.subtract(entry["centroid"], anchor["centroid"])) < 2.0
+    ]
+    # Fully seen: as large as it gets while it stays there (a hand in front makes it smaller).
+    largest = max(entry["area"] for entry in still)
+    candidates = [entry["frame"] for entry in still if entry["area"] >= 0.85 * largest]
     candidates.sort(key=lambda f: abs(f - prompt_frame))
     chosen = sorted(candidates[: REST_VIEWS * 4 : 4]) or [prompt_frame]
     return chosen
@@ -256,7 +256,7 @@ def run_geometry(
             masks = track_.masks
 
             def agreement(frame, fit, shape=fitted.shape, masks=masks):
-                pose = camera_from_world @ pose_matrix(fit[0], yaw_rotation(fit[1]))
+                pose = camera_from_world @ pose_matrix(fit[0], orientation(fit[1], fit[2]))
                 return silhouette_iou(silhouette_polygon(shape, pose, camera), masks[frame])
 
             motion = track(
@@ -313,4 +313,4 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
 
 def object_pose(obj: ObjectGeometry, frame: int) -> np.ndarray:
     """4x4 world pose of an object on a frame."""
-    return pose_matrix(obj.motion.positions[frame], yaw_rotation(obj.motion.yaws[frame]))
+    return pose_matrix(obj.motion.positions[frame], obj.motion.rotation(frame))
