@@ -15,7 +15,7 @@ from pathlib import Path
 
 import bpy
 import pytest
-from mathutils import Matrix, Vector
+from mathutils import Matrix, Quaternion, Vector
 
 MODULE = "bl_ext.user_default.real2gym"
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
@@ -129,6 +129,24 @@ def test_motion_plays_back_the_report(full_run: Path) -> None:
             turn = obj.rotation_euler.z - 2 * math.atan2(z, w)
             assert math.remainder(turn, 2 * math.pi) == pytest.approx(0.0, abs=1e-3)
             assert tuple(obj.rotation_euler[:2]) == (0.0, 0.0)
+
+
+def test_a_tilted_object_is_keyed_with_its_tilt(run_copy: Path, extension) -> None:
+    report = _report(run_copy)
+    block = next(o for o in report["objects"] if o["name"] == "block")
+    lean = Quaternion(Vector((0.35, -0.2, 0.0)).normalized(), Vector((0.35, -0.2, 0.0)).length)  # 23 degrees
+    for sample in block["frames"][60:100]:
+        sample["quaternion_world"] = list(lean @ Quaternion(sample["quaternion_world"]))
+    (run_copy / "report.json").write_text(json.dumps(report))
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    scene = bpy.context.scene
+    _bridge("reconstruction").build_reconstruction(scene, run_copy)
+    obj = bpy.data.objects["block"]
+    for frame in (50, 60, 80, 99, 120):
+        scene.frame_set(frame)
+        expected = Quaternion(block["frames"][frame]["quaternion_world"]).to_matrix()
+        found = obj.matrix_world.to_3x3()
+        assert [v for r in found for v in r] == pytest.approx([v for r in expected for v in r], abs=1e-3), frame
 
 
 def test_simulation_plays_on_its_own_copies(full_run: Path) -> None:
