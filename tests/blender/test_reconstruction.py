@@ -146,7 +146,9 @@ def test_a_tilted_object_is_keyed_with_its_tilt(run_copy: Path, extension) -> No
         scene.frame_set(frame)
         expected = Quaternion(block["frames"][frame]["quaternion_world"]).to_matrix()
         found = obj.matrix_world.to_3x3()
-        assert [v for r in found for v in r] == pytest.approx([v for r in expected for v in r], abs=1e-3), frame
+        assert [v for r in found for v in r] == pytest.approx([v for r in expected for v in r], abs=1e-3), (
+            frame
+        )
 
 
 def test_simulation_plays_on_its_own_copies(full_run: Path) -> None:

@@ -5,35 +5,18 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_demos import SMALL, generate
 
 from real2gym.real2gym_addon.truth import load_truth
 
 REPO = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT, FRAMES, FPS = 160, 120, 40, 12
-SMALL = [
-    "--width", str(WIDTH), "--height", str(HEIGHT),
-    "--frames", str(FRAMES), "--fps", str(FPS), "--seed", "3",
-]  # fmt: skip
 RIM, HEIGHT_M, WALL, BOTTOM = 0.07, 0.06, 0.005, 0.006  # the generator's bowl defaults
 BASE = 0.55 * RIM
-
-
-def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_demo.py"), "--out", str(out), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
 
 
 def _outer_radius(z: float) -> float:
@@ -45,7 +28,7 @@ def _outer_radius(z: float) -> float:
 def bowl_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 40-frame 160x120 demo dropping the block into a bowl of the default size."""
     out = tmp_path_factory.mktemp("bowl") / "demo"
-    result = _generate(out, *SMALL, "--target", "bowl")
+    result = generate(out, *SMALL, "--target", "bowl")
     assert result.returncode == 0, result.stderr
     assert "block in bowl" in result.stdout
     return out
@@ -129,7 +112,7 @@ def test_bowl_mesh_follows_the_profile(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_block_too_big_for_the_bowl_fails_clearly(tmp_path: Path) -> None:
     out = tmp_path / "small_bowl"
-    result = _generate(out, *SMALL, "--target", "bowl", "--bowl-radius", "0.04")
+    result = generate(out, *SMALL, "--target", "bowl", "--bowl-radius", "0.04")
     assert result.returncode == 2
     assert "bowl" in result.stderr and "--bowl-radius" in result.stderr
     assert not out.exists()

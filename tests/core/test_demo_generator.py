@@ -5,35 +5,18 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from generated_demos import SMALL, generate
 
 from real2gym.real2gym_addon import load_demo
 from real2gym.real2gym_addon.truth import load_truth
 
 REPO = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT, FRAMES, FPS = 160, 120, 40, 12
-SMALL = [
-    "--width", str(WIDTH), "--height", str(HEIGHT),
-    "--frames", str(FRAMES), "--fps", str(FPS), "--seed", "3",
-]  # fmt: skip
-
-
-def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_demo.py"), "--out", str(out), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +24,7 @@ def small_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 40-frame 160x120 demo with trajectory, camera pose and a distractor."""
     out = tmp_path_factory.mktemp("gen") / "demo"
     extra = ["--with-trajectory", "--with-world-from-camera", "--distractor"]
-    result = _generate(out, *SMALL, *extra)
+    result = generate(out, *SMALL, *extra)
     assert result.returncode == 0, result.stderr
     assert str(out) in result.stdout and "grasp" in result.stdout
     return out
@@ -170,7 +153,7 @@ def test_truth_masks_and_outcome(small_demo: Path) -> None:
 def test_same_seed_same_truth(small_demo: Path, tmp_path: Path) -> None:
     out = tmp_path / "again"
     extra = ["--with-trajectory", "--with-world-from-camera", "--distractor", "--no-depth"]
-    result = _generate(out, *SMALL, *extra)
+    result = generate(out, *SMALL, *extra)
     assert result.returncode == 0, result.stderr
     first = json.loads((small_demo / "truth.json").read_text())
     second = json.loads((out / "truth.json").read_text())
@@ -181,7 +164,7 @@ def test_same_seed_same_truth(small_demo: Path, tmp_path: Path) -> None:
 
 def test_too_short_a_video_fails_clearly(tmp_path: Path) -> None:
     out = tmp_path / "short"
-    result = _generate(out, "--frames", "20", "--fps", "30", "--width", "64", "--height", "48")
+    result = generate(out, "--frames", "20", "--fps", "30", "--width", "64", "--height", "48")
     assert result.returncode != 0
     assert "at least" in result.stderr and "--frames" in result.stderr
     assert not out.exists()

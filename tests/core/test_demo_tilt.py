@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from generated_demos import SMALL, generate
 from scipy.spatial.transform import Rotation
 
 from real2gym.real2gym_addon.truth import load_truth
@@ -19,21 +17,6 @@ from real2gym.real2gym_addon.truth import load_truth
 REPO = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT, FRAMES, FPS = 160, 120, 40, 12
 TILT = 25.0
-SMALL = [
-    "--width", str(WIDTH), "--height", str(HEIGHT),
-    "--frames", str(FRAMES), "--fps", str(FPS), "--seed", "3",
-]  # fmt: skip
-
-
-def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_demo.py"), "--out", str(out), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
 
 
 def _lean_deg(quaternions: np.ndarray, axis: np.ndarray) -> np.ndarray:
@@ -46,7 +29,7 @@ def _lean_deg(quaternions: np.ndarray, axis: np.ndarray) -> np.ndarray:
 def tilt_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 40-frame 160x120 demo whose carry tilts the block by 25 deg, with a trajectory."""
     out = tmp_path_factory.mktemp("tilt") / "demo"
-    result = _generate(out, *SMALL, "--carry-tilt", str(TILT), "--with-trajectory", "--no-depth")
+    result = generate(out, *SMALL, "--carry-tilt", str(TILT), "--with-trajectory", "--no-depth")
     assert result.returncode == 0, result.stderr
     assert "block in cup" in result.stdout
     return out
@@ -146,7 +129,7 @@ def test_no_tilt_keeps_the_untilted_script(motion: ModuleType) -> None:
 
 def test_too_large_a_tilt_fails_clearly(tmp_path: Path) -> None:
     out = tmp_path / "steep"
-    result = _generate(out, *SMALL, "--carry-tilt", "60")
+    result = generate(out, *SMALL, "--carry-tilt", "60")
     assert result.returncode == 2
     assert "--carry-tilt" in result.stderr
     assert not out.exists()

@@ -12,31 +12,22 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from generated_demos import true_masks
 
 from real2gym.real2gym_addon.demo import load_demo
 from real2gym.real2gym_addon.errors import WarningLog
 from real2gym.real2gym_addon.geometry.fit import RestView, fit_shape
 from real2gym.real2gym_addon.geometry.stage import run_geometry
 from real2gym.real2gym_addon.geometry.table import GeometryError
-from real2gym.real2gym_addon.segmentation.run import ObjectTrack, Segmentation
 from real2gym.real2gym_addon.truth import load_truth
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
 
 
-def _true_masks(folder: Path) -> Segmentation:
-    truth, demo = load_truth(folder), load_demo(folder)
-    tracks = [
-        ObjectTrack(o.name, [f.mask() for f in truth.objects[o.name].frames], [1.0] * demo.video.frames)
-        for o in demo.objects
-    ]
-    return Segmentation("truth", 1.0, tracks)
-
-
 @pytest.fixture(scope="module")
 def result():
     log = WarningLog()
-    return run_geometry(load_demo(DEMO), _true_masks(DEMO), log=log), load_truth(DEMO), log
+    return run_geometry(load_demo(DEMO), true_masks(DEMO), log=log), load_truth(DEMO), log
 
 
 def test_table_and_world_frame(result) -> None:
@@ -91,7 +82,7 @@ def test_without_trajectory_the_gripper_path_is_synthesised(tmp_path: Path) -> N
     folder = Path(shutil.copytree(DEMO, tmp_path / "demo"))
     (folder / "trajectory.json").unlink()
     log = WarningLog()
-    geometry = run_geometry(load_demo(folder), _true_masks(folder), log=log)
+    geometry = run_geometry(load_demo(folder), true_masks(folder), log=log)
     assert geometry.gripper.source == "synthesised"
     assert any("grasp frame" in w.message for w in log.warnings)
     grasp = next(k["frame"] for k in geometry.keyframes if k["event"] == "grasp")
@@ -127,7 +118,7 @@ def _rms_error(geometry, truth, name: str) -> float:
 def test_without_depth_the_recorded_gripper_carries_the_object(tmp_path: Path) -> None:
     folder = _without_depth(tmp_path, trajectory=True)
     log = WarningLog()
-    geometry = run_geometry(load_demo(folder), _true_masks(folder), log=log)
+    geometry = run_geometry(load_demo(folder), true_masks(folder), log=log)
     truth = load_truth(folder)
     assert any("no depth" in w.message for w in log.warnings)
     for obj in geometry.objects:
@@ -145,7 +136,7 @@ def test_without_depth_the_recorded_gripper_carries_the_object(tmp_path: Path) -
 
 def test_without_depth_or_recording_a_resting_object_stays_on_the_table(tmp_path: Path) -> None:
     folder = _without_depth(tmp_path, trajectory=False)
-    geometry = run_geometry(load_demo(folder), _true_masks(folder))
+    geometry = run_geometry(load_demo(folder), true_masks(folder))
     truth = load_truth(folder)
     block = next(o for o in geometry.objects if o.name == "block")
     grasp = truth.keyframe("grasp", "block")
@@ -159,19 +150,19 @@ def test_no_depth_and_no_pose(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     shutil.rmtree(folder / "depth")
     with pytest.raises(GeometryError, match="no depth/ folder and camera.json has no world_from_camera"):
-        run_geometry(load_demo(folder), _true_masks(folder))
+        run_geometry(load_demo(folder), true_masks(folder))
 
 
 def test_depth_of_another_size(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     cv2.imwrite(str(folder / "depth" / "000000.png"), np.zeros((10, 10), np.uint16))
     with pytest.raises(GeometryError, match=r"depth/000000.png is 10x10 but the video is 640x480"):
-        run_geometry(load_demo(folder), _true_masks(folder))
+        run_geometry(load_demo(folder), true_masks(folder))
 
 
 def test_depth_all_zero_under_an_object(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
-    segmentation = _true_masks(folder)
+    segmentation = true_masks(folder)
     cup = segmentation.objects[1]
     for frame in range(len(cup.masks)):
         path = folder / "depth" / f"{frame:06d}.png"
@@ -188,12 +179,12 @@ def test_object_that_does_not_rest_on_the_table(tmp_path: Path) -> None:
     prompts["objects"][0]["frame"] = 85  # the block is carried high then
     (folder / "prompts.json").write_text(json.dumps(prompts))
     with pytest.raises(GeometryError, match=r"object 'block' does not rest on the table on frame 85"):
-        run_geometry(load_demo(folder), _true_masks(folder))
+        run_geometry(load_demo(folder), true_masks(folder))
 
 
 def test_mask_of_a_few_pixels(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
-    segmentation = _true_masks(folder)
+    segmentation = true_masks(folder)
     tiny = np.zeros_like(segmentation.objects[0].masks[0])
     tiny[300:302, 200:202] = True
     segmentation.objects[0].masks = [tiny] * len(segmentation.objects[0].masks)

@@ -9,17 +9,14 @@ Floors are looser than the benchmark's (benchmarks/bench_geometry.py, scene "bow
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_demos import generate, true_masks
 
 from real2gym.real2gym_addon.demo import load_demo
 from real2gym.real2gym_addon.geometry.stage import run_geometry
-from real2gym.real2gym_addon.segmentation.run import ObjectTrack, Segmentation
 from real2gym.real2gym_addon.truth import load_truth
 from real2gym.real2gym_addon.verify.run import verify_scene
 
@@ -31,26 +28,14 @@ BOWL_DEMO = ["--seed", "4", "--camera-azimuth", "-50", "--target", "bowl", "--wi
 @pytest.fixture(scope="module")
 def bowl_demo(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("bowl") / "demo"
-    subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_demo.py"), "--out", str(folder), *BOWL_DEMO],
-        cwd=REPO, check=True, capture_output=True, timeout=300,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )  # fmt: skip
+    made = generate(folder, *BOWL_DEMO)
+    assert made.returncode == 0, made.stderr[-2000:]
     return folder
-
-
-def _true_masks(folder: Path) -> Segmentation:
-    truth, demo = load_truth(folder), load_demo(folder)
-    tracks = [
-        ObjectTrack(o.name, [f.mask() for f in truth.objects[o.name].frames], [1.0] * demo.video.frames)
-        for o in demo.objects
-    ]
-    return Segmentation("truth", 1.0, tracks)
 
 
 @pytest.fixture(scope="module")
 def geometry(bowl_demo):
-    return run_geometry(load_demo(bowl_demo), _true_masks(bowl_demo))
+    return run_geometry(load_demo(bowl_demo), true_masks(bowl_demo))
 
 
 def test_the_bowl_profile_is_measured(geometry, bowl_demo) -> None:
@@ -90,7 +75,7 @@ def test_auto_chooses_the_bowl(bowl_demo, tmp_path: Path) -> None:
     (folder / "prompts.json").unlink()
     (folder / "prompts.json").write_text(json.dumps(prompts))
     shapes = {
-        o.name: o.fitted.shape.kind for o in run_geometry(load_demo(folder), _true_masks(folder)).objects
+        o.name: o.fitted.shape.kind for o in run_geometry(load_demo(folder), true_masks(folder)).objects
     }
     assert shapes == {"block": "box", "bowl": "bowl"}
 

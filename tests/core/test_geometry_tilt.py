@@ -7,20 +7,17 @@ benchmark's (benchmarks/bench_geometry.py, scene "tilted_carry").
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from generated_demos import generate, true_masks
 from scipy.spatial.transform import Rotation
 
 from real2gym.real2gym_addon.demo import load_demo
 from real2gym.real2gym_addon.geometry.report_io import geometry_from_report
 from real2gym.real2gym_addon.geometry.stage import run_geometry
 from real2gym.real2gym_addon.scene import SceneDescription
-from real2gym.real2gym_addon.segmentation.run import ObjectTrack, Segmentation
 from real2gym.real2gym_addon.truth import load_truth
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,17 +27,10 @@ TILTED = ["--seed", "2", "--camera-azimuth", "-40", "--carry-tilt", "25", "--wit
 @pytest.fixture(scope="module")
 def tilted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tilt") / "demo"
-    subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_demo.py"), "--out", str(folder), *TILTED],
-        cwd=REPO, check=True, capture_output=True, timeout=300,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )  # fmt: skip
-    demo, truth = load_demo(folder), load_truth(folder)
-    tracks = [
-        ObjectTrack(o.name, [f.mask() for f in truth.objects[o.name].frames], [1.0] * demo.video.frames)
-        for o in demo.objects
-    ]
-    return demo, truth, run_geometry(demo, Segmentation("truth", 1.0, tracks))
+    made = generate(folder, *TILTED)
+    assert made.returncode == 0, made.stderr[-2000:]
+    demo = load_demo(folder)
+    return demo, load_truth(folder), run_geometry(demo, true_masks(folder))
 
 
 def _lean(up: np.ndarray, normal: np.ndarray) -> float:
