@@ -231,7 +231,8 @@ def _known_figure(name: str, check: dict) -> str:
     if name == "stability":
         return f"{check['max_linear_speed_m_s'] * 1000:.1f} mm/s"
     if name == "penetration":
-        return f"{_mm(check['max_m'])} ({check['object']}, f {check['frame']})"
+        peak = f", peak {_mm(check['peak_m'])}" if "peak_m" in check else ""
+        return f"{_mm(check['max_m'])}{peak} ({check['object']}, f {check['frame']})"
     if name == "trajectory_fidelity":
         return f"RMS {_mm(max(check['rms_m'].values(), default=0.0))}"
     if name == "no_shortcuts":

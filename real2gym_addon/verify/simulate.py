@@ -15,6 +15,7 @@ its frame, never raised.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import mujoco
@@ -28,6 +29,8 @@ SETTLE_S = 0.5
 PRE_ROLL_S = 0.1
 CONTROL_PERIOD_S = 0.01
 """The gripper's target is updated, and contacts are sampled, every 10 ms (and at every video frame)."""
+SUSTAIN_SAMPLES = 3
+"""Contact samples (30 ms) a penetration must hold to count as sustained."""
 
 
 @dataclasses.dataclass
@@ -43,6 +46,9 @@ class SimulationRecord:
         finger_contacts: Object name -> ``(...) x 2`` bool, touching the left / right finger at each frame.
         deepest: Object name -> deepest penetration of any of its contacts over the run (m, >= 0).
         deepest_frame: Object name -> frame of that penetration.
+        sustained: Object name -> deepest penetration held for ``SUSTAIN_SAMPLES``
+            samples in a row (m): overlapping geometry, where an impact's spike is brief.
+        sustained_frame: Object name -> frame where that hold ends.
         support_force: Object name -> total contact normal force on it at the end (N), by other body name.
         speeds: Object name -> ``S x 2`` linear (m/s) and angular (rad/s) speed over the settle period.
         masses: Object name -> mass (kg).
@@ -65,6 +71,8 @@ class SimulationRecord:
     speeds: dict[str, np.ndarray]
     masses: dict[str, float]
     qpos: np.ndarray | None = None
+    sustained: dict[str, float] = dataclasses.field(default_factory=dict)
+    sustained_frame: dict[str, int] = dataclasses.field(default_factory=dict)
     diverged_frame: int | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
     steps: int = 0
@@ -182,6 +190,9 @@ def simulate(
     velocity = np.zeros(6)
     deepest = dict.fromkeys(name_map, 0.0)
     deepest_frame = dict.fromkeys(name_map, 0)
+    sustained = dict.fromkeys(name_map, 0.0)
+    sustained_frame = dict.fromkeys(name_map, 0)
+    history = {name: collections.deque(maxlen=SUSTAIN_SAMPLES) for name in name_map}
     gripper_positions = np.zeros((total_frames, 3))
     # Control updates every `chunk` steps; each video frame is recorded at the nearest update
     # (within half a control period, 5 ms), so MuJoCo steps in long uninterrupted runs.
@@ -196,7 +207,6 @@ def simulate(
     diverged, warnings = None, []
     started = time.perf_counter()
     mocap_pos, mocap_quat, ctrl = data.mocap_pos, data.mocap_quat, data.ctrl
-    shallowest_record = 0.0  # contacts matter only if deeper than some object's record so far
     for begin, stop in zip(stops[:-1], stops[1:], strict=True):
         if has_gripper:
             mocap_pos[mocap] = targets[begin]
@@ -204,20 +214,26 @@ def simulate(
             ctrl[actuators] = commands[begin]
         mujoco.mj_step(model, data, stop - begin)
         ncon = data.ncon
+        depths = dict.fromkeys(body_ids, 0.0)
         if ncon:
             contact = data.contact
             penetration = -contact.dist[:ncon]
-            if penetration.max() > shallowest_record:
+            if penetration.max() > 0.0:
                 geoms = contact.geom[:ncon]
                 bodies1, bodies2 = geom_body[geoms[:, 0]], geom_body[geoms[:, 1]]
                 for name, body in body_ids.items():
                     mine = (bodies1 == body) | (bodies2 == body)
                     if mine.any():
-                        depth = float(penetration[mine].max())
-                        if depth > deepest[name]:
-                            frame_now = max(0, int((stop - pre_steps) / steps_per_frame))
-                            deepest[name], deepest_frame[name] = depth, frame_now
-                shallowest_record = min(deepest.values())
+                        depths[name] = max(0.0, float(penetration[mine].max()))
+        frame_now = max(0, int((stop - pre_steps) / steps_per_frame))
+        for name, depth in depths.items():
+            if depth > deepest[name]:
+                deepest[name], deepest_frame[name] = depth, frame_now
+            # Held for SUSTAIN_SAMPLES samples in a row: overlapping geometry, not an impact.
+            recent = history[name]
+            recent.append(depth)
+            if len(recent) == SUSTAIN_SAMPLES and min(recent) > sustained[name]:
+                sustained[name], sustained_frame[name] = min(recent), frame_now
         if stop not in record_at:
             continue
         frame = record_at[stop]
@@ -255,6 +271,8 @@ def simulate(
         finger_contacts={n: all_fingers[:, i] for i, n in enumerate(names)},
         deepest=deepest,
         deepest_frame=deepest_frame,
+        sustained=sustained,
+        sustained_frame=sustained_frame,
         support_force=_support_forces(model, data, body_ids),
         speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},

@@ -159,3 +159,23 @@ def test_a_diverging_simulation_is_a_failed_check(demo_and_geometry, tmp_path: P
     gripper.positions[30:] = np.inf  # past the input checks: the weld pulls the hand to infinity
     record = simulate(scene.model, scene.name_map, gripper, demo.video.fps, 150)
     assert record.diverged_frame is not None and 29 <= record.diverged_frame <= 32
+
+
+def test_penetration_tells_an_impact_from_overlapping_geometry() -> None:
+    from real2gym.real2gym_addon.verify.checks import penetration
+    from real2gym.real2gym_addon.verify.simulate import SimulationRecord
+
+    def record(peak: float, held: float) -> SimulationRecord:
+        return SimulationRecord(
+            frames=10, fps=30.0, positions={}, quaternions={}, gripper_positions=np.zeros((10, 3)),
+            finger_contacts={}, deepest={"block": peak, "cup": 0.0}, deepest_frame={"block": 7, "cup": 0},
+            support_force={}, speeds={}, masses={}, sustained={"block": held, "cup": 0.0},
+            sustained_frame={"block": 4, "cup": 0},
+        )  # fmt: skip
+
+    landing = penetration(record(peak=0.003, held=0.0004))  # a block dipping as it lands
+    assert landing["passed"] and landing["peak_m"] == 0.003 and landing["max_m"] == 0.0004
+    overlap = penetration(record(peak=0.003, held=0.0028))  # held 3 mm: it is inside the other
+    assert not overlap["passed"] and (overlap["object"], overlap["frame"]) == ("block", 4)
+    crash = penetration(record(peak=0.02, held=0.001))
+    assert not crash["passed"] and crash["frame"] == 7
