@@ -65,9 +65,23 @@ def finite_numbers(value: Any, count: int) -> tuple[float, ...] | None:
     return tuple(float(v) for v in value)
 
 
-def _parse_object(
-    entry: Any, index: int, frames: int, width: int, height: int, log: WarningLog
+def parse_object(
+    entry: Any, index: int, video: tuple[int, int, int] | None = None, log: WarningLog | None = None
 ) -> ObjectPrompt:
+    """Checks one entry of prompts.json's ``objects``.
+
+    Args:
+        entry: The parsed JSON entry.
+        index: Its place in the list (for messages).
+        video: ``(frames, width, height)`` to check the frame and the box and
+            points against (a box is clipped to the image, with a warning to
+            ``log``); None checks the structure only (an editor may load a box
+            that is off the image, to fix it).
+        log: Receives warnings.
+
+    Raises:
+        DemoFolderError: A field is missing or invalid; the message names the object.
+    """
     if not isinstance(entry, dict):
         raise DemoFolderError(f"prompts.json: objects[{index}] must be a JSON object")
     name = entry.get("name")
@@ -77,33 +91,25 @@ def _parse_object(
     frame = entry.get("frame", 0)
     if isinstance(frame, bool) or not isinstance(frame, int):
         raise DemoFolderError(f"{where}: 'frame' must be a whole frame number, got {frame!r}")
-    if not 0 <= frame < frames:
+    if video is None and frame < 0:
+        raise DemoFolderError(f"{where}: 'frame' must be a frame number (0 or more), got {frame!r}")
+    if video is not None and not 0 <= frame < video[0]:
         raise DemoFolderError(
-            f"{where}: prompt frame {frame} is out of range; the video has frames 0 to {frames - 1}"
+            f"{where}: prompt frame {frame} is out of range; the video has frames 0 to {video[0] - 1}"
         )
-    box = finite_numbers(entry.get("box"), 4)
+    box = finite_numbers(entry.get("box", None if video else [0, 0, 0, 0]), 4)
     if box is None:
         raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
-    x0, y0, x1, y1 = box
-    if x1 <= x0 or y1 <= y0:
-        raise DemoFolderError(
-            f"{where}: box {entry['box']} on frame {frame} has zero area (need x1 > x0 and y1 > y0)"
-        )
-    clipped = (max(x0, 0.0), max(y0, 0.0), min(x1, float(width)), min(y1, float(height)))
-    if clipped[2] <= clipped[0] or clipped[3] <= clipped[1]:
-        raise DemoFolderError(
-            f"{where}: box {entry['box']} on frame {frame} lies outside the {width}x{height} image"
-        )
-    if clipped != box:
-        log.warn("prompts", f"object '{name}': box {list(box)} on frame {frame} was clipped to the image")
+    if video is not None:
+        box = _box_on_image(box, entry["box"], frame, video, where, name, log)
     points = []
     for p_index, point in enumerate(entry.get("points") or []):
         values = finite_numbers(point, 3)
         if values is None or values[2] not in (0, 1):
             raise DemoFolderError(f"{where}: points[{p_index}] must be [x, y, label] with label 0 or 1")
-        if not (0 <= values[0] < width and 0 <= values[1] < height):
+        if video is not None and not (0 <= values[0] < video[1] and 0 <= values[1] < video[2]):
             raise DemoFolderError(
-                f"{where}: point {list(point)} on frame {frame} lies outside the {width}x{height} image"
+                f"{where}: point {list(point)} on frame {frame} lies outside the {video[1]}x{video[2]} image"
             )
         points.append((values[0], values[1], int(values[2])))
     shape = entry.get("shape", "auto")
@@ -112,7 +118,25 @@ def _parse_object(
     role = entry.get("role", "manipulated")
     if role not in ROLES:
         raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
-    return ObjectPrompt(name=name, frame=frame, box=clipped, points=tuple(points), shape=shape, role=role)
+    return ObjectPrompt(name=name, frame=frame, box=box, points=tuple(points), shape=shape, role=role)
+
+
+def _box_on_image(box, given, frame: int, video, where: str, name: str, log: WarningLog | None):
+    """The box clipped to the image; an error if it has no area or lies off the image."""
+    _, width, height = video
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        raise DemoFolderError(
+            f"{where}: box {given} on frame {frame} has zero area (need x1 > x0 and y1 > y0)"
+        )
+    clipped = (max(x0, 0.0), max(y0, 0.0), min(x1, float(width)), min(y1, float(height)))
+    if clipped[2] <= clipped[0] or clipped[3] <= clipped[1]:
+        raise DemoFolderError(
+            f"{where}: box {given} on frame {frame} lies outside the {width}x{height} image"
+        )
+    if clipped != box and log is not None:
+        log.warn("prompts", f"object '{name}': box {list(box)} on frame {frame} was clipped to the image")
+    return clipped
 
 
 def parse_prompts(
@@ -136,7 +160,7 @@ def parse_prompts(
     if not isinstance(data, dict) or not isinstance(data.get("objects"), list) or not data["objects"]:
         raise DemoFolderError("prompts.json must hold an 'objects' list with at least one object")
     objects = tuple(
-        _parse_object(entry, i, frames, width, height, log) for i, entry in enumerate(data["objects"])
+        parse_object(entry, i, (frames, width, height), log) for i, entry in enumerate(data["objects"])
     )
     names = [o.name for o in objects]
     duplicates = sorted({n for n in names if names.count(n) > 1})

@@ -22,7 +22,7 @@ from typing import Any
 from .demo import read_json as _read_json
 from .errors import DemoFolderError, OutputError
 from .files import write_json_atomic
-from .prompts import ROLES, SHAPES, ObjectPrompt, finite_numbers
+from .prompts import ObjectPrompt, parse_object
 
 PROMPTS_NAME = "prompts.json"
 BACKUP_SUFFIX = ".orig"
@@ -31,33 +31,6 @@ BACKUP_SUFFIX = ".orig"
 def prompts_path(demo_dir: Path | str) -> Path:
     """The prompts.json of a demo folder."""
     return Path(demo_dir) / PROMPTS_NAME
-
-
-def _object(entry: Any, index: int) -> ObjectPrompt:
-    if not isinstance(entry, dict):
-        raise DemoFolderError(f"prompts.json: objects[{index}] must be a JSON object")
-    name = entry.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise DemoFolderError(f"prompts.json: objects[{index}] needs a non-empty 'name'")
-    where = f"prompts.json, object '{name}'"
-    frame = entry.get("frame", 0)
-    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
-        raise DemoFolderError(f"{where}: 'frame' must be a frame number (0 or more), got {frame!r}")
-    box = finite_numbers(entry.get("box", [0, 0, 0, 0]), 4)
-    if box is None:
-        raise DemoFolderError(f"{where}: 'box' must be [x0, y0, x1, y1] in pixels, got {entry.get('box')!r}")
-    points = []
-    for p_index, point in enumerate(entry.get("points") or []):
-        values = finite_numbers(point, 3)
-        if values is None or values[2] not in (0, 1):
-            raise DemoFolderError(f"{where}: points[{p_index}] must be [x, y, label] with label 0 or 1")
-        points.append((values[0], values[1], int(values[2])))
-    shape, role = entry.get("shape", "auto"), entry.get("role", "manipulated")
-    if shape not in SHAPES:
-        raise DemoFolderError(f"{where}: unknown shape {shape!r}; use one of {', '.join(SHAPES)}")
-    if role not in ROLES:
-        raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
-    return ObjectPrompt(name=name, frame=frame, box=box, points=tuple(points), shape=shape, role=role)
 
 
 def read_prompts_file(demo_dir: Path | str) -> list[ObjectPrompt]:
@@ -80,7 +53,7 @@ def read_prompts_file(demo_dir: Path | str) -> list[ObjectPrompt]:
     data = _read_json(prompts_path(demo_dir))
     if not isinstance(data, dict) or not isinstance(data.get("objects"), list):
         raise DemoFolderError("prompts.json must hold an 'objects' list")
-    return [_object(entry, i) for i, entry in enumerate(data["objects"])]
+    return [parse_object(entry, i) for i, entry in enumerate(data["objects"])]
 
 
 def _number(value: float) -> float | int:
