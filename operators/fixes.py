@@ -17,6 +17,7 @@ from ..bridge import fixes, review
 from ..bridge.fix_properties import EVENTS
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes.collision import COACD_TIME_LIMIT_S, COLLISION_MODES
+from ._running import redraw_views
 
 _OBJECT = "The object (its name in report.json); empty: the panel's object to fix"
 _COLLISION_ITEMS = [(m, m.title(), f"{m} collision") for m in COLLISION_MODES]
@@ -30,19 +31,6 @@ def _number(value: float) -> float:
 
 def _numbers(values) -> list[float]:
     return [_number(v) for v in values]
-
-
-def _redraw(context, sidebars_only: bool = False) -> None:
-    """Redraws the 3D views (only their sidebars while the progress bar moves: cheap)."""
-    for area in context.screen.areas if context.screen else ():
-        if area.type != "VIEW_3D":
-            continue
-        if not sidebars_only:
-            area.tag_redraw()
-            continue
-        for region in area.regions:
-            if region.type == "UI":
-                region.tag_redraw()
 
 
 class FixOperator:
@@ -96,7 +84,7 @@ class FixOperator:
         state.progress = job.fraction
         state.progress_text = f"{job.message} ({job.elapsed:.0f} s)"
         context.window_manager.progress_update(int(job.fraction * 100))
-        _redraw(context, sidebars_only=True)
+        redraw_views(context, sidebars_only=True)
         if not job.done:
             return {"RUNNING_MODAL"}
         self._end(context)
@@ -106,7 +94,7 @@ class FixOperator:
             state.status = f"Failed: {e}"
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        _redraw(context)
+        redraw_views(context)
         return self._finished(outcome)
 
     def _finished(self, outcome: fixes.FixOutcome):
