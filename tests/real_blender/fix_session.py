@@ -24,7 +24,17 @@ from pathlib import Path
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_kit import MODULE, finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import (  # noqa: E402
+    MODULE,
+    finish,
+    guarded,
+    install_extension,
+    open_real2gym_tab,
+    screenshot,
+    shift_video_left,
+    view3d,
+    zoom_video_to,
+)
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
 WHEEL_STEPS = 60
@@ -86,12 +96,6 @@ def _cup_width():
         if obj.real2gym.kind == "OBJECT" and obj.real2gym.source_name == "cup" and obj.type == "MESH":
             return round(max(obj.dimensions.x, obj.dimensions.y), 5)
     return None
-
-
-def _video_left_right(scene, main) -> tuple[float, float]:
-    """The video's left and right edges in the 3D view's region (pixels)."""
-    corners = _module("bridge.camera_view").camera_frame_corners(main, main.data, scene, scene.camera)
-    return corners[0][0], corners[1][0]
 
 
 def _key(window, main, key: str, **modifiers) -> None:
@@ -206,18 +210,12 @@ def _step():
         return 0.3
     if phase == "zoom":
         # The whole video left of the sidebar: scale it to the free width...
-        left, right = _video_left_right(scene, main)
-        region_3d = space.region_3d
-        free = sidebar.x - main.x - 24
-        factor = (2**0.5 + region_3d.view_camera_zoom / 50) ** 2 / 4 * free / (right - left)
-        region_3d.view_camera_zoom = 50 * (2 * factor**0.5 - 2**0.5)
+        zoom_video_to(space, main, sidebar.x - main.x - 24)
         state["phase"] = "shift"
         return 0.3
     if phase == "shift":
         # ...and shift it to the view's left edge.
-        left, right = _video_left_right(scene, main)
-        offset = space.region_3d.view_camera_offset[0] + (left - 12) / (2 * (right - left))
-        space.region_3d.view_camera_offset = (offset, 0.0)
+        shift_video_left(space, main)
         state["phase"] = "tab"
         return 0.5
     if phase == "tab":

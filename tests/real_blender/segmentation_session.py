@@ -22,7 +22,16 @@ import bpy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpy_extras.view3d_utils import location_3d_to_region_2d
 from mathutils import Vector
-from session_kit import finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import (  # noqa: E402
+    finish,
+    guarded,
+    install_extension,
+    open_real2gym_tab,
+    screenshot,
+    shift_video_left,
+    view3d,
+    zoom_video_to,
+)
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
 DRAWN_BOX = (216.0, 225.0, 276.0, 290.0)  # video pixels: around the block on frame 0
@@ -166,17 +175,12 @@ def _step():
         return 0.3
     if phase == "zoom":
         # The whole video left of the sidebar: scale it to the free width...
-        left, right = (_region_position(p, main)[0] for p in [(0, 0), (scene.render.resolution_x, 0)])
-        region_3d = space.region_3d
-        factor = (2**0.5 + region_3d.view_camera_zoom / 50) ** 2 / 4 * (sidebar.x - 24) / (right - left)
-        region_3d.view_camera_zoom = 50 * (2 * factor**0.5 - 2**0.5)
+        zoom_video_to(space, main, sidebar.x - 24)
         state["phase"] = "shift"
         return 0.3
     if phase == "shift":
         # ...and shift it to the view's left edge.
-        left, right = (_region_position(p, main)[0] for p in [(0, 0), (scene.render.resolution_x, 0)])
-        offset = space.region_3d.view_camera_offset[0] + (left - 12) / (2 * (right - left))
-        space.region_3d.view_camera_offset = (offset, 0.0)
+        shift_video_left(space, main)
         state["phase"] = "tab"
         return 0.5
     if phase == "tab":

@@ -84,3 +84,34 @@ def guarded(step, result: dict, path: str):
             return None
 
     return run
+
+
+def video_left_right(main) -> tuple[float, float]:
+    """The video's left and right edges in the 3D view's main region (pixels): the scene camera's frame."""
+    from bpy_extras.view3d_utils import location_3d_to_region_2d
+
+    scene = bpy.context.scene
+    camera = scene.camera
+    frame = [camera.matrix_world @ v for v in camera.data.view_frame(scene=scene)]
+    top_right, top_left = frame[0], frame[3]
+    left = location_3d_to_region_2d(main, main.data, top_left)
+    right = location_3d_to_region_2d(main, main.data, top_right)
+    return left.x, right.x
+
+
+def zoom_video_to(space, main, width: float) -> None:
+    """Zooms the camera view so that the video is ``width`` region pixels wide.
+
+    Blender's camera-view zoom ``z`` scales the frame by ``((sqrt(2) + z / 50) / 2) ** 2``.
+    """
+    left, right = video_left_right(main)
+    region_3d = space.region_3d
+    factor = (2**0.5 + region_3d.view_camera_zoom / 50) ** 2 / 4 * width / (right - left)
+    region_3d.view_camera_zoom = 50 * (2 * factor**0.5 - 2**0.5)
+
+
+def shift_video_left(space, main, margin: float = 12) -> None:
+    """Shifts the camera view so that the video's left edge is ``margin`` pixels from the region's."""
+    left, right = video_left_right(main)
+    offset = space.region_3d.view_camera_offset[0] + (left - margin) / (2 * (right - left))
+    space.region_3d.view_camera_offset = (offset, 0.0)

@@ -19,7 +19,17 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bpy_extras.view3d_utils import location_3d_to_region_2d
-from session_kit import MODULE, finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import (  # noqa: E402
+    MODULE,
+    finish,
+    guarded,
+    install_extension,
+    open_real2gym_tab,
+    screenshot,
+    shift_video_left,
+    view3d,
+    zoom_video_to,
+)
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
 SHOT_FRAME = 80  # the block is carried by the gripper
@@ -41,14 +51,6 @@ def _shoot(name: str) -> str:
 def _to_region(world, main) -> tuple[float, float]:
     position = location_3d_to_region_2d(main, main.data, world)
     return position.x, position.y
-
-
-def _video_corner_x(main, u: float) -> float:
-    """The region x of a point at horizontal fraction ``u`` of the video (through the camera)."""
-    camera = bpy.context.scene.camera
-    frame = [camera.matrix_world @ v for v in camera.data.view_frame(scene=bpy.context.scene)]
-    top_right, top_left = frame[0], frame[3]
-    return _to_region(top_left.lerp(top_right, u), main)[0]
 
 
 def _record_panel_draws():
@@ -127,19 +129,12 @@ def _step():
         return 0.5
     if phase == "zoom":
         # The whole video left of the sidebar: scale it to the free width...
-        left, right = _video_corner_x(main, 0.0), _video_corner_x(main, 1.0)
-        region_3d = space.region_3d
-        factor = (
-            (2**0.5 + region_3d.view_camera_zoom / 50) ** 2 / 4 * (sidebar.x - main.x - 24) / (right - left)
-        )
-        region_3d.view_camera_zoom = 50 * (2 * factor**0.5 - 2**0.5)
+        zoom_video_to(space, main, sidebar.x - main.x - 24)
         state["phase"] = "shift"
         return 0.3
     if phase == "shift":
         # ...and shift it to the view's left edge.
-        left, right = _video_corner_x(main, 0.0), _video_corner_x(main, 1.0)
-        offset = space.region_3d.view_camera_offset[0] + (left - 12) / (2 * (right - left))
-        space.region_3d.view_camera_offset = (offset, 0.0)
+        shift_video_left(space, main)
         state["phase"] = "tab"
         return 0.5
     if phase == "tab":
