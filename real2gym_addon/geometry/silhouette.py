@@ -104,44 +104,39 @@ def silhouette_mismatch(
         unseen_weight: Cost of a polygon pixel the mask does not show, in ``[0, 1]``.
         margin: Extra pixels around the joint box.
     """
-    h, w = mask.shape
-    box = mask_box(mask)
-    if box is None:
-        return 1.0
-    x0 = int(max(0, min(box[0], np.floor(polygon[:, 0].min())) - margin))
-    y0 = int(max(0, min(box[1], np.floor(polygon[:, 1].min())) - margin))
-    x1 = int(min(w, max(box[2], np.ceil(polygon[:, 0].max())) + margin + 1))
-    y1 = int(min(h, max(box[3], np.ceil(polygon[:, 1].max())) + margin + 1))
-    if x1 <= x0 or y1 <= y0:
-        return 1.0
-    coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
-    crop = mask[y0:y1, x0:x1]
-    union = np.maximum(coverage, crop).sum()
-    if not union:
-        return 1.0
-    missed = (crop * (1.0 - coverage)).sum()
-    unseen = (coverage * ~crop).sum()
-    return float((missed + unseen_weight * unseen) / union)
+    return _mismatches(polygon, [mask], unseen_weight, margin)[0]
 
 
 def silhouette_ious(polygon: np.ndarray, masks: list[np.ndarray], margin: int = 4) -> list[float]:
     """:func:`silhouette_iou` of one polygon against several masks of one size (the outline's
     coverage is computed once, over the joint bounding box)."""
+    return [1.0 - mismatch for mismatch in _mismatches(polygon, masks, 1.0, margin)]
+
+
+def _mismatches(
+    polygon: np.ndarray, masks: list[np.ndarray], unseen_weight: float, margin: int
+) -> list[float]:
+    """:func:`silhouette_mismatch` against each mask; 1 for an empty mask."""
     h, w = masks[0].shape
     boxes = [box for box in map(mask_box, masks) if box is not None]
     if not boxes:
-        return [0.0] * len(masks)
+        return [1.0] * len(masks)
     low, high = np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]
     x0 = int(max(0, min(low[0], np.floor(polygon[:, 0].min())) - margin))
     y0 = int(max(0, min(low[1], np.floor(polygon[:, 1].min())) - margin))
     x1 = int(min(w, max(high[0], np.ceil(polygon[:, 0].max())) + margin + 1))
     y1 = int(min(h, max(high[1], np.ceil(polygon[:, 1].max())) + margin + 1))
     if x1 <= x0 or y1 <= y0:
-        return [0.0] * len(masks)
+        return [1.0] * len(masks)
     coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
-    ious = []
+    mismatches = []
     for mask in masks:
         crop = mask[y0:y1, x0:x1]
         union = np.maximum(coverage, crop).sum()
-        ious.append(float(np.minimum(coverage, crop).sum() / union) if union and crop.any() else 0.0)
-    return ious
+        if not union or not crop.any():
+            mismatches.append(1.0)
+            continue
+        missed = (crop * (1.0 - coverage)).sum()
+        unseen = (coverage * ~crop).sum()
+        mismatches.append(float((missed + unseen_weight * unseen) / union))
+    return mismatches
