@@ -212,9 +212,12 @@ def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float
 
 
 def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") -> FittedObject:
-    """Fits an upright cylinder (``kind`` = cylinder) or open cup (``kind`` = cup)."""
+    """Fits an upright cylinder (``kind`` = cylinder or plate), open cup (``cup``) or bowl (``bowl``)."""
     points = _all_points(views)
     cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
+    if kind == "bowl":
+        # From the rim the depth shows: a straight wall's fit would make a bowl too low.
+        return _fit_bowl(views, camera, points, (cx, cy, radius, height))
 
     def loss(x):
         shape = Shape("cylinder", (2 * abs(x[2]), 2 * abs(x[2]), abs(x[3])))
@@ -223,33 +226,20 @@ def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") 
     start = np.array([cx, cy, radius, height])
     result = _restarted_minimize(loss, start, maxiter=400)
     cx, cy, radius, height = result.x[0], result.x[1], abs(result.x[2]), abs(result.x[3])
-    error = float(result.fun)
-    size = (2 * radius, 2 * radius, height)
-    params: dict[str, float] = {"radius": radius}
-    if kind in ("cup", "bowl"):
-        params = _cup_params(points, cx, cy, radius, height)
-    if kind == "bowl":
-        (cx, cy, radius, height, base), error = _fit_bowl_profile(
-            views, camera, points, (cx, cy, radius, height)
-        )
-        size = (2 * radius, 2 * radius, height)
-        params = {**_cup_params(points, cx, cy, radius, height), "base_radius": base}
-    shape = Shape(kind, size, params, fit_error=error)
+    params = _cup_params(points, cx, cy, radius, height) if kind == "cup" else {"radius": radius}
+    shape = Shape(kind, (2 * radius, 2 * radius, height), params, fit_error=float(result.fun))
     return FittedObject(shape, np.array([cx, cy, height / 2]), 0.0)
 
 
-def _fit_bowl_profile(
+def _fit_bowl(
     views: list[RestView], camera: Camera, points: np.ndarray, start: tuple[float, float, float, float]
-) -> tuple[tuple[float, float, float, float, float], float]:
-    """Refines a round fit into a bowl's profile: centre, rim radius, height and base radius.
+) -> FittedObject:
+    """Fits a bowl's profile: centre, rim radius, height and base radius.
 
     The base radius starts from the outer wall's points low down (the profile
-    there, solved for the base), then the silhouettes refine all five.
+    there, solved for the base), then the silhouettes and the depth refine all five.
     """
     cx, cy, radius, height = start
-    if len(points) >= 20:
-        # A straight wall's fit makes a bowl too low: start from the rim the depth shows.
-        cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
     first = _cup_params(points, cx, cy, radius, height)
     wall, bottom = first["wall_thickness"], first["bottom_thickness"]
     low = points[(points[:, 2] > 0.08 * height) & (points[:, 2] < 0.4 * height)]
@@ -275,9 +265,12 @@ def _fit_bowl_profile(
         return error + _depth_error(shape, position, 0.0, sample)
 
     result = _restarted_minimize(loss, np.array([cx, cy, radius, height, base]), maxiter=500)
-    shape = shape_of(result.x)
-    rim, tall = shape.params["outer_radius"], shape.size[2]
-    return (float(result.x[0]), float(result.x[1]), rim, tall, shape.params["base_radius"]), float(result.fun)
+    fitted = shape_of(result.x)
+    cx, cy = float(result.x[0]), float(result.x[1])
+    rim, tall = fitted.params["outer_radius"], fitted.size[2]
+    params = {**_cup_params(points, cx, cy, rim, tall), "base_radius": fitted.params["base_radius"]}
+    shape = Shape("bowl", fitted.size, params, fit_error=float(result.fun))
+    return FittedObject(shape, np.array([cx, cy, tall / 2]), 0.0)
 
 
 def _cup_params(points: np.ndarray, cx: float, cy: float, radius: float, height: float) -> dict[str, float]:
