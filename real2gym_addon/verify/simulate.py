@@ -15,7 +15,6 @@ its frame, never raised.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 
 import mujoco
@@ -188,11 +187,13 @@ def simulate(
     all_speeds = np.zeros((settle_frames, len(names), 2))
     all_qpos = np.zeros((total_frames, model.nq))
     velocity = np.zeros(6)
-    deepest = dict.fromkeys(name_map, 0.0)
-    deepest_frame = dict.fromkeys(name_map, 0)
-    sustained = dict.fromkeys(name_map, 0.0)
-    sustained_frame = dict.fromkeys(name_map, 0)
-    history = {name: collections.deque(maxlen=SUSTAIN_SAMPLES) for name in name_map}
+    # Per object (in ``names`` order): deepest contact, and deepest held for SUSTAIN_SAMPLES samples.
+    deepest, deepest_at = np.zeros(len(names)), np.zeros(len(names), int)
+    sustained, sustained_at = np.zeros(len(names)), np.zeros(len(names), int)
+    recent = np.zeros((SUSTAIN_SAMPLES, len(names)))  # the last samples' depths, a ring
+    index_of_body = np.full(model.nbody, -1)
+    index_of_body[object_bodies] = np.arange(len(names))
+    object_of_geom = index_of_body[geom_body]
     gripper_positions = np.zeros((total_frames, 3))
     # Control updates every `chunk` steps; each video frame is recorded at the nearest update
     # (within half a control period, 5 ms), so MuJoCo steps in long uninterrupted runs.
@@ -207,6 +208,7 @@ def simulate(
     diverged, warnings = None, []
     started = time.perf_counter()
     mocap_pos, mocap_quat, ctrl = data.mocap_pos, data.mocap_quat, data.ctrl
+    sample, floor = 0, 0.0
     for begin, stop in zip(stops[:-1], stops[1:], strict=True):
         if has_gripper:
             mocap_pos[mocap] = targets[begin]
@@ -214,26 +216,26 @@ def simulate(
             ctrl[actuators] = commands[begin]
         mujoco.mj_step(model, data, stop - begin)
         ncon = data.ncon
-        depths = dict.fromkeys(body_ids, 0.0)
-        if ncon:
-            contact = data.contact
-            penetration = -contact.dist[:ncon]
-            if penetration.max() > 0.0:
-                geoms = contact.geom[:ncon]
-                bodies1, bodies2 = geom_body[geoms[:, 0]], geom_body[geoms[:, 1]]
-                for name, body in body_ids.items():
-                    mine = (bodies1 == body) | (bodies2 == body)
-                    if mine.any():
-                        depths[name] = max(0.0, float(penetration[mine].max()))
-        frame_now = max(0, int((stop - pre_steps) / steps_per_frame))
-        for name, depth in depths.items():
-            if depth > deepest[name]:
-                deepest[name], deepest_frame[name] = depth, frame_now
+        depths = recent[sample % SUSTAIN_SAMPLES]  # this sample's row of the ring
+        sample += 1
+        depths.fill(0.0)
+        penetration = -data.contact.dist[:ncon] if ncon else None
+        # Shallower than every object's records, a sample can set none now or later: skip it.
+        if penetration is not None and penetration.max() > floor:
+            touching = object_of_geom[data.contact.geom[:ncon]]  # ncon x 2: object index, -1 for none
+            for index in range(len(names)):
+                mine = (touching[:, 0] == index) | (touching[:, 1] == index)
+                if mine.any():
+                    depths[index] = max(0.0, float(penetration[mine].max()))
+            frame_now = max(0, int((stop - pre_steps) / steps_per_frame))
+            deeper = depths > deepest
+            deepest[deeper], deepest_at[deeper] = depths[deeper], frame_now
             # Held for SUSTAIN_SAMPLES samples in a row: overlapping geometry, not an impact.
-            recent = history[name]
-            recent.append(depth)
-            if len(recent) == SUSTAIN_SAMPLES and min(recent) > sustained[name]:
-                sustained[name], sustained_frame[name] = min(recent), frame_now
+            if sample >= SUSTAIN_SAMPLES:
+                held = recent.min(axis=0)
+                deeper = held > sustained
+                sustained[deeper], sustained_at[deeper] = held[deeper], frame_now
+            floor = min(deepest.min(), sustained.min())
         if stop not in record_at:
             continue
         frame = record_at[stop]
@@ -247,13 +249,11 @@ def simulate(
             gripper_positions[frame] = data.xpos[hand]
             if ncon:
                 geoms = data.contact.geom[:ncon]
-                bodies = geom_body[geoms]
-                touching_left = np.r_[bodies[geoms[:, 0] == left_pad, 1], bodies[geoms[:, 1] == left_pad, 0]]
-                touching_right = np.r_[
-                    bodies[geoms[:, 0] == right_pad, 1], bodies[geoms[:, 1] == right_pad, 0]
-                ]
-                all_fingers[frame, :, 0] = np.isin(object_bodies, touching_left)
-                all_fingers[frame, :, 1] = np.isin(object_bodies, touching_right)
+                objects = object_of_geom[geoms]
+                for side, pad in enumerate((left_pad, right_pad)):
+                    # The objects on the other side of this pad's contacts.
+                    touched = np.concatenate([objects[geoms[:, 0] == pad, 1], objects[geoms[:, 1] == pad, 0]])
+                    all_fingers[frame, touched[touched >= 0], side] = True
         if frame >= frames:
             for index, body in enumerate(object_bodies):
                 mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
@@ -269,10 +269,10 @@ def simulate(
         quaternions={n: all_quaternions[:, i] for i, n in enumerate(names)},
         gripper_positions=gripper_positions,
         finger_contacts={n: all_fingers[:, i] for i, n in enumerate(names)},
-        deepest=deepest,
-        deepest_frame=deepest_frame,
-        sustained=sustained,
-        sustained_frame=sustained_frame,
+        deepest=dict(zip(names, deepest.tolist(), strict=True)),
+        deepest_frame=dict(zip(names, deepest_at.tolist(), strict=True)),
+        sustained=dict(zip(names, sustained.tolist(), strict=True)),
+        sustained_frame=dict(zip(names, sustained_at.tolist(), strict=True)),
         support_force=_support_forces(model, data, body_ids),
         speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
