@@ -16,6 +16,7 @@ from pathlib import Path
 import bpy
 
 from ..real2gym_addon.errors import Real2GymError, WarningLog
+from ..real2gym_addon.files import write_error
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.scene import SceneDescription
@@ -30,8 +31,16 @@ from .video_scene import build_video_scene
 
 
 def save_blend_copy(path: Path) -> None:
-    """Saves the open file as a copy at ``path``; the user's own file path is unchanged."""
-    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, check_existing=False, compress=False)
+    """Saves the open file as a copy at ``path``; the user's own file path is unchanged.
+
+    Raises:
+        OutputError: Blender could not write the file (a full disk is named as such).
+    """
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, check_existing=False, compress=False)
+    except RuntimeError as e:  # Blender's message on a full disk is "No such file or directory"
+        reason = str(e).strip().splitlines()[-1] if str(e).strip() else "unknown reason"
+        raise write_error(f"cannot save {Path(path).name}", Path(path), reason) from None
 
 
 def _write_into(scene: bpy.types.Scene, out_dir: Path, guard: SceneGuard, log: WarningLog | None = None):

@@ -4,27 +4,51 @@
 PyPI ``bpy`` module installed it also writes ``scene.blend`` through the same
 Blender bridge the add-on uses; ``--no-blend`` skips that.
 
-A problem with the input prints one line on stderr and exits with code 2; a
-cancelled run (Ctrl+C) exits with 130 and writes nothing.
+Exit codes (docs/cli.md): 0 verified (or done, for commands that do not
+verify); 1 ran but not verified; 2 bad input or environment, with one line
+naming the file, object, frame or setting; 3 an internal error (a bug), with
+one line and the path of a log file holding the traceback; 130 cancelled
+(Ctrl+C or SIGTERM). Nothing is written on 2, 3 or 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import errno
 import importlib.util
+import math
+import os
 import re
+import signal
 import sys
-from collections.abc import Sequence
+import tempfile
+import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .errors import Real2GymError
+from .errors import Cancelled, Real2GymError
+from .files import DISK_FULL_ERRNOS
+from .fixes.edits import COACD_MAX_PIECES, COACD_THRESHOLD_RANGE, KEYFRAME_EVENTS, MAX_OFFSET_M, SCALE_RANGE
 from .pipeline import STAGES, BlendWriter, run_pipeline
 from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 
+EXIT_VERIFIED = 0
 EXIT_NOT_VERIFIED = 1
 EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 3
 EXIT_CANCELLED = 130
+MAX_JOBS = 64
+ENVIRONMENT_ERRNOS = (
+    *DISK_FULL_ERRNOS,
+    errno.EACCES,
+    errno.EPERM,
+    errno.EROFS,
+    errno.EMFILE,
+    errno.ENAMETOOLONG,
+)
+"""OSErrors that are the machine's state, not a bug: reported in one line with exit 2."""
 
 
 class _ProgressBar:
@@ -103,13 +127,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .reverify import reverify
 
-    masses = {}
-    for item in args.mass or []:
-        name, _, value = item.partition("=")
-        try:
-            masses[name] = float(value)
-        except ValueError:
-            raise Real2GymError(f"--mass wants NAME=KG, got {item!r}") from None
+    masses = dict(args.mass or [])
     report, verification = reverify(args.out_dir, masses)
     _print_verification(report["verification"])
     return 0 if verification.passed else EXIT_NOT_VERIFIED
@@ -124,14 +142,71 @@ def _print_verification(verification: dict) -> None:
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {shown}")
 
 
-def _floats(text: str, count: int, option: str) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",")]
-    except ValueError:
-        values = []
-    if len(values) != count:
-        raise Real2GymError(f"{option} wants {count} comma-separated numbers, got {text!r}")
-    return values
+def _number_in(low: float, high: float, what: str = "a number") -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"wants {what}, got {text!r}") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must lie between {low:g} and {high:g}, got {text}")
+        return value
+
+    return parse
+
+
+def _whole_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``[low, high]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"wants a whole number, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(
+                f"must be {low} or more, got {value}"
+                if high is None
+                else f"must be {low} to {high}, got {value}"
+            )
+        return value
+
+    return parse
+
+
+def _triple(low: float, high: float, what: str) -> Callable[[str], list[float]]:
+    """An argparse type: three comma-separated finite numbers in ``[low, high]``."""
+    number = _number_in(low, high)
+
+    def parse(text: str) -> list[float]:
+        parts = text.split(",")
+        if len(parts) != 3:
+            raise argparse.ArgumentTypeError(f"wants {what} as three comma-separated numbers, got {text!r}")
+        return [number(part) for part in parts]
+
+    return parse
+
+
+def _keyframe(text: str) -> tuple[str, int | None]:
+    """An argparse type: ``EVENT=FRAME`` (``EVENT=`` or ``EVENT=none`` deletes the keyframe)."""
+    event, sign, frame = text.partition("=")
+    if not sign or event not in KEYFRAME_EVENTS:
+        raise argparse.ArgumentTypeError(
+            f"wants EVENT=FRAME with EVENT one of {', '.join(KEYFRAME_EVENTS)}, got {text!r}"
+        )
+    if frame in ("", "none"):
+        return event, None
+    return event, _whole_in(0)(frame)
+
+
+def _mass(text: str) -> tuple[str, float]:
+    """An argparse type: ``NAME=KG`` with a mass between 1 g and 1000 kg."""
+    name, sign, value = text.partition("=")
+    if not sign or not name:
+        raise argparse.ArgumentTypeError(f"wants NAME=KG, got {text!r}")
+    return name, _number_in(0.001, 1000.0, "a mass in kg")(value)
 
 
 def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
@@ -146,17 +221,16 @@ def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
     if args.rim_scale is not None:
         fixes.append({"kind": "radius_scale", "object": args.object, "factor": args.rim_scale})
     if args.scale is not None:
-        fixes.append({"kind": "scale", "object": args.object, "factors": _floats(args.scale, 3, "--scale")})
+        fixes.append({"kind": "scale", "object": args.object, "factors": args.scale})
     if args.offset is not None:
-        fixes.append({"kind": "offset", "object": args.object, "delta": _floats(args.offset, 3, "--offset"),
+        fixes.append({"kind": "offset", "object": args.object, "delta": args.offset,
                       "frame": None if args.whole_motion else args.frame, "blend": args.blend})  # fmt: skip
     if args.collision is not None:
         fixes.append({"kind": "collision", "object": args.object, "mode": args.collision,
                       "threshold": args.coacd_threshold, "max_pieces": args.coacd_max_pieces})  # fmt: skip
     if args.keyframe is not None:
-        event, _, frame = args.keyframe.partition("=")
-        fixes.append({"kind": "keyframe", "object": args.object, "event": event,
-                      "frame": None if frame in ("", "none") else int(frame)})  # fmt: skip
+        event, frame = args.keyframe
+        fixes.append({"kind": "keyframe", "object": args.object, "event": event, "frame": frame})
     if args.apply_suggestion is not None:
         suggestions = (report.get("verification") or {}).get("suggestions") or suggest_fixes(report)
         if not 1 <= args.apply_suggestion <= len(suggestions):
@@ -273,7 +347,7 @@ def _add_common(command: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Returns the argument parser of the ``real2gym`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="real2gym",
         description="Turn a manipulation video into a physically verified MuJoCo scene.",
     )
@@ -287,28 +361,40 @@ def build_parser() -> argparse.ArgumentParser:
     segment.set_defaults(handler=_cmd_run, no_blend=True)
     verify = commands.add_parser("verify", help="export and simulate a finished run again (after edits)")
     verify.add_argument("out_dir", help="an output folder with report.json")
-    verify.add_argument("--mass", action="append", metavar="NAME=KG", help="override an object's mass")
+    verify.add_argument(
+        "--mass", action="append", type=_mass, metavar="NAME=KG", help="override an object's mass"
+    )
     verify.set_defaults(handler=_cmd_verify)
     fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
     fix.add_argument("out_dir", help="an output folder with report.json")
     fix.add_argument("--object", help="the object to fix (its name in prompts.json)")
+    scale_range = f"{SCALE_RANGE[0]:g} to {SCALE_RANGE[1]:g}"
+    fix.add_argument("--rim-scale", type=_number_in(*SCALE_RANGE), metavar="F",
+                     help=f"scale a container's radius, keeping bottom and walls ({scale_range})")  # fmt: skip
+    fix.add_argument("--scale", type=_triple(*SCALE_RANGE, "scale factors"), metavar="SX,SY,SZ",
+                     help=f"scale about the object's base (each {scale_range})")  # fmt: skip
+    fix.add_argument("--offset", type=_triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
+                     help=f"move the object (world metres, each at most {MAX_OFFSET_M:g}) from --frame on")  # fmt: skip
     fix.add_argument(
-        "--rim-scale", type=float, metavar="F", help="scale a container's radius, keeping bottom and walls"
+        "--frame", type=_whole_in(0), default=0, help="keyframe where --offset starts (default 0)"
     )
-    fix.add_argument("--scale", metavar="SX,SY,SZ", help="scale about the object's base")
-    fix.add_argument("--offset", metavar="DX,DY,DZ", help="move the object (world metres) from --frame on")
-    fix.add_argument("--frame", type=int, default=0, help="keyframe where --offset starts (default 0)")
-    fix.add_argument("--blend", type=int, default=5, help="frames over which --offset blends in (default 5)")
+    fix.add_argument("--blend", type=_whole_in(0), default=5,
+                     help="frames over which --offset blends in (default 5)")  # fmt: skip
     fix.add_argument("--whole-motion", action="store_true", help="apply --offset to every frame")
     fix.add_argument(
         "--collision", choices=("primitives", "walls", "hull", "coacd"), help="replace the collision"
     )
-    fix.add_argument("--coacd-threshold", type=float, default=0.05, help="CoACD concavity threshold")
-    fix.add_argument("--coacd-max-pieces", type=int, default=16, help="CoACD piece limit")
-    fix.add_argument("--keyframe", metavar="EVENT=FRAME", help="move (or add) a keyframe; EVENT= deletes it")
+    fix.add_argument("--coacd-threshold", type=_number_in(*COACD_THRESHOLD_RANGE), default=0.05,
+                     help="CoACD concavity threshold (0.01 to 1)")  # fmt: skip
+    fix.add_argument("--coacd-max-pieces", type=_whole_in(1, COACD_MAX_PIECES), default=16,
+                     help=f"CoACD piece limit (1 to {COACD_MAX_PIECES})")  # fmt: skip
+    fix.add_argument("--keyframe", type=_keyframe, metavar="EVENT=FRAME",
+                     help="move (or add) a keyframe; EVENT= deletes it")  # fmt: skip
     fix.add_argument("--probe", action="store_true", help="only drop a probe into the container and report")
     fix.add_argument("--suggest", action="store_true", help="only list the suggested fixes")
-    fix.add_argument("--apply-suggestion", type=int, metavar="N", help="apply suggestion N (see --suggest)")
+    fix.add_argument(
+        "--apply-suggestion", type=_whole_in(1), metavar="N", help="apply suggestion N (see --suggest)"
+    )
     fix.add_argument("--from-report", metavar="PATH", help="apply the fixes recorded in another run's report")
     fix.add_argument("--undo", action="store_true", help="undo the last fix")
     fix.add_argument("--no-verify", action="store_true", help="only change the scene, do not simulate")
@@ -320,7 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch = commands.add_parser("batch", help="run many demo folders in parallel processes")
     batch.add_argument("demo_dirs", nargs="+", help="demo folders")
     batch.add_argument("--out", required=True, help="output root; one folder per demo and summary.md")
-    batch.add_argument("--jobs", type=int, default=2, help="parallel processes (default 2)")
+    batch.add_argument("--jobs", type=_whole_in(1, MAX_JOBS), default=2,
+                       help=f"parallel processes (1 to {MAX_JOBS}, default 2)")  # fmt: skip
     batch.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND, help="segmentation backend")
     batch.add_argument("--sam2-checkpoint", metavar="PATH")
     batch.add_argument("--sam2-config", default="sam2.1_hiera_t", metavar="NAME")
@@ -330,18 +417,82 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line (``real2gym: error: ...``) and exit code 2."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USER_ERROR, f"real2gym: error: {message} (see '{self.prog} --help')\n")
+
+
+def _crash_log(error: BaseException) -> Path | None:
+    """Writes the traceback of an unexpected error to a log file; returns its path."""
+    folder = Path(tempfile.gettempdir()) / "real2gym-logs"
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    try:
+        folder.mkdir(exist_ok=True)
+        path = folder / f"real2gym-{stamp}-{os.getpid()}.log"
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        path.write_text(f"real2gym {' '.join(sys.argv[1:])}\n\n{text}", encoding="utf-8")
+        return path
+    except OSError:
+        return None
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise KeyboardInterrupt  # cancels like Ctrl+C: staging discarded, nothing written
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line and returns its exit code.
+    """Runs the command line and returns its exit code (see the module's description).
 
     Args:
         argv: The arguments after the program name; ``sys.argv[1:]`` when None.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2, printed in one line)
+        return e.code if isinstance(e.code, int) else EXIT_USER_ERROR
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (tests, embedding): no SIGTERM handling
+        previous = None
     try:
         return args.handler(args)
+    except (Cancelled, KeyboardInterrupt):
+        print("real2gym: cancelled; nothing was written", file=sys.stderr)
+        return EXIT_CANCELLED
     except Real2GymError as e:
         print(f"real2gym: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        print("real2gym: cancelled; nothing was written", file=sys.stderr)
-        return EXIT_CANCELLED
+    except OSError as e:
+        if e.errno not in ENVIRONMENT_ERRNOS:
+            return _internal_error(e)
+        where = f": {e.filename}" if e.filename else ""
+        if e.errno in DISK_FULL_ERRNOS:
+            print(
+                f"real2gym: error: no space left on device{where}; free some space and run again",
+                file=sys.stderr,
+            )
+        else:
+            print(f"real2gym: error: {e.strerror}{where}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except MemoryError:
+        print("real2gym: error: out of memory; try a shorter or smaller video", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except Exception as e:  # a bug: one line, the traceback in a log file, exit 3
+        return _internal_error(e)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _internal_error(error: BaseException) -> int:
+    log = _crash_log(error)
+    where = f"; the details are in {log}" if log else ""
+    print(
+        f"real2gym: internal error: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        f"{where} (please report it)",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL_ERROR

@@ -30,6 +30,7 @@ from .errors import Real2GymError
 from .files import OutputFolder, write_json_atomic
 from .pipeline import REPORT_NAME
 from .progress import Progress
+from .report_check import video_source
 from .reverify import camera_from_report, read_report, simulate_report
 from .video import open_video
 
@@ -184,7 +185,7 @@ def render_comparison(
     progress = progress or Progress()
     report = read_report(out_dir)
     camera = camera_from_report(report)
-    video = open_video(Path(report["video"]["source"]))
+    video = open_video(video_source(report))
     fps, frames = report["video"]["fps"], report["video"]["frames"]
     geometry, scene, record = simulate_report(report)
     model = scene.model

@@ -14,9 +14,22 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .depth import check_depth_images
 from .errors import DemoFolderError, WarningLog
 from .prompts import ObjectPrompt, Task, parse_prompts
+from .trajectory import TrajectorySamples, read_trajectory
 from .video import Video, find_video, open_video
+
+MIN_IMAGE_SIDE = 16
+MAX_IMAGE_SIDE = 8192
+"""Pixels per image side the pipeline handles."""
+MIN_FRAMES = 2
+MAX_VIDEO_PIXELS = 1_500_000_000
+"""Frames x width x height: the segmenter keeps the frames in memory (3 bytes a pixel)."""
+MAX_DISTANCE = 100.0
+"""Metres: a camera or gripper position farther than this from the origin is a unit mistake."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +70,7 @@ class Demo:
         task: The demonstrated task.
         depth_dir: The ``depth`` folder, or None when the demo has no depth.
         trajectory_path: ``trajectory.json``, or None when absent.
+        trajectory: Its checked samples, or None when absent.
     """
 
     path: Path
@@ -66,6 +80,7 @@ class Demo:
     task: Task
     depth_dir: Path | None = None
     trajectory_path: Path | None = None
+    trajectory: TrajectorySamples | None = None
 
 
 def read_json(path: Path) -> Any:
@@ -123,18 +138,80 @@ def parse_camera(data: Any, where: str = "camera.json") -> Camera:
             raise DemoFolderError(f"{where}: 'world_from_camera' must be a 4x4 list of numbers") from e
         if len(rows) != 4 or any(len(r) != 4 for r in rows) or not all(map(math.isfinite, sum(rows, ()))):
             raise DemoFolderError(f"{where}: 'world_from_camera' must be a 4x4 list of finite numbers")
+        check_rigid_transform(rows, f"{where}: 'world_from_camera'")
         pose = rows
+    if not (MIN_IMAGE_SIDE <= width <= MAX_IMAGE_SIDE and MIN_IMAGE_SIDE <= height <= MAX_IMAGE_SIDE):
+        raise DemoFolderError(
+            f"{where}: the image is {int(width)}x{int(height)}; each side must be {MIN_IMAGE_SIDE} to "
+            f"{MAX_IMAGE_SIDE} pixels"
+        )
     depth_scale = _number(data, "depth_scale", where, positive=True) if "depth_scale" in data else 0.001
+    if depth_scale > 1.0:
+        raise DemoFolderError(
+            f"{where}: 'depth_scale' is {depth_scale:g} metres per depth unit; expected at most 1 "
+            "(0.001 for millimetre depth PNGs)"
+        )
+    fx, fy = _number(data, "fx", where, positive=True), _number(data, "fy", where, positive=True)
+    cx, cy = _number(data, "cx", where), _number(data, "cy", where)
+    longest = max(width, height)
+    if not (0.05 * longest <= min(fx, fy) and max(fx, fy) <= 100 * longest):
+        raise DemoFolderError(
+            f"{where}: focal lengths fx={fx:g}, fy={fy:g} pixels are implausible for a {int(width)}x"
+            f"{int(height)} image (expected {0.05 * longest:g} to {100 * longest:g}); are they in pixels?"
+        )
+    if not (-width <= cx <= 2 * width and -height <= cy <= 2 * height):
+        raise DemoFolderError(
+            f"{where}: the principal point ({cx:g}, {cy:g}) lies far off the {int(width)}x{int(height)} "
+            "image; cx, cy are in pixels from the top-left corner"
+        )
     return Camera(
         width=int(width),
         height=int(height),
-        fx=_number(data, "fx", where, positive=True),
-        fy=_number(data, "fy", where, positive=True),
-        cx=_number(data, "cx", where),
-        cy=_number(data, "cy", where),
+        fx=fx,
+        fy=fy,
+        cx=cx,
+        cy=cy,
         world_from_camera=pose,
         depth_scale=depth_scale,
     )
+
+
+def check_rigid_transform(matrix, where: str, tolerance: float = 1e-3) -> None:
+    """Checks that a 4x4 matrix is a proper rigid transform (a rotation and a translation).
+
+    The rotation must be orthonormal with determinant +1 and the last row
+    ``0 0 0 1``, within ``tolerance`` (ordinary float noise of a pose written
+    with 6 digits passes). Translations beyond :data:`MAX_DISTANCE` are refused.
+
+    Args:
+        matrix: 4x4 numbers, row-major.
+        where: Where it was read, for the message.
+        tolerance: Largest accepted deviation of each entry.
+
+    Raises:
+        DemoFolderError: Naming ``where`` and what is wrong.
+    """
+    m = np.asarray(matrix, dtype=float)
+    if m.shape != (4, 4) or not np.isfinite(m).all():
+        raise DemoFolderError(f"{where} must be a 4x4 matrix of finite numbers")
+    if np.abs(m[3] - (0.0, 0.0, 0.0, 1.0)).max() > tolerance:
+        raise DemoFolderError(f"{where}: the last row is {m[3].tolist()}, it must be [0, 0, 0, 1]")
+    rotation = m[:3, :3]
+    error = np.abs(rotation.T @ rotation - np.eye(3)).max()
+    if error > tolerance:
+        raise DemoFolderError(
+            f"{where}: the upper-left 3x3 is not a rotation (its columns are not orthonormal; off by "
+            f"{error:.3g}); give the camera's pose as a rotation and a translation in metres"
+        )
+    if np.linalg.det(rotation) < 0:
+        raise DemoFolderError(
+            f"{where}: the rotation is a reflection (determinant -1); flip one axis to make it right-handed"
+        )
+    if np.linalg.norm(m[:3, 3]) > MAX_DISTANCE:
+        raise DemoFolderError(
+            f"{where}: the camera is {np.linalg.norm(m[:3, 3]):.3g} m from the world origin; "
+            f"expected under {MAX_DISTANCE:g} m (translations are in metres)"
+        )
 
 
 def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
@@ -174,9 +251,26 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
             f"camera.json says {camera.width}x{camera.height} but {source.name} is "
             f"{video.width}x{video.height}; the intrinsics must be for the video's size"
         )
+    if video.frames < MIN_FRAMES:
+        raise DemoFolderError(
+            f"{source.name} has {video.frames} frame(s); a demonstration needs at least {MIN_FRAMES}"
+        )
+    if video.frames * video.width * video.height > MAX_VIDEO_PIXELS:
+        raise DemoFolderError(
+            f"{source.name} has {video.frames} frames of {video.width}x{video.height}; one run handles at "
+            f"most {MAX_VIDEO_PIXELS / 1e9:g} gigapixels (e.g. {MAX_VIDEO_PIXELS // (640 * 480)} frames at "
+            "640x480): trim the video to the demonstration"
+        )
     objects, task = parse_prompts(prompts_data, video.frames, video.width, video.height, log)
     depth_dir = folder / "depth"
-    trajectory = folder / "trajectory.json"
+    if depth_dir.exists() and not depth_dir.is_dir():
+        raise DemoFolderError(f"{depth_dir} is not a folder; depth images go in depth/000000.png ...")
+    if depth_dir.is_dir():
+        check_depth_images(depth_dir, video.frames, video.width, video.height)
+    trajectory_path = folder / "trajectory.json"
+    trajectory = None
+    if trajectory_path.exists():
+        trajectory = read_trajectory(trajectory_path, video.frames, video.fps, log)
     return Demo(
         path=folder,
         video=video,
@@ -184,5 +278,6 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
         objects=objects,
         task=task,
         depth_dir=depth_dir if depth_dir.is_dir() else None,
-        trajectory_path=trajectory if trajectory.is_file() else None,
+        trajectory_path=trajectory_path if trajectory is not None else None,
+        trajectory=trajectory,
     )

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import cv2
 import numpy as np
 
-from .demo import Demo
 from .errors import DemoFolderError
+
+if TYPE_CHECKING:
+    from .demo import Demo
 
 
 def read_depth(demo: Demo, frame: int) -> np.ndarray | None:
@@ -36,3 +41,50 @@ def read_depth(demo: Demo, frame: int) -> np.ndarray | None:
             f"{video.width}x{video.height}; depth must be aligned with the video, one image per frame"
         )
     return image.astype(np.float32) * demo.camera.depth_scale
+
+
+def _frames_text(frames: list[int]) -> str:
+    shown = ", ".join(str(f) for f in frames[:5])
+    return shown + (f" and {len(frames) - 5} more" if len(frames) > 5 else "")
+
+
+def check_depth_images(folder: Path, frames: int, width: int, height: int) -> None:
+    """Checks that ``folder`` holds one readable 16-bit PNG of the video's size per frame.
+
+    Every image is decoded once (a few milliseconds each), so that a damaged or
+    wrong file is named before any stage runs, not half-way through a run.
+
+    Args:
+        folder: The demo's ``depth`` folder.
+        frames: Number of video frames.
+        width: Video width in pixels.
+        height: Video height in pixels.
+
+    Raises:
+        DemoFolderError: Naming the missing frames or the first wrong file and what is wrong with it.
+    """
+    missing = [f for f in range(frames) if not (folder / f"{f:06d}.png").is_file()]
+    if missing:
+        raise DemoFolderError(
+            f"depth/ has no image for frame {_frames_text(missing)} (of 0 to {frames - 1}); give one "
+            "16-bit PNG per video frame (000000.png ...) with 0 where there is no reading, or remove depth/"
+        )
+    for frame in range(frames):
+        name = f"depth/{frame:06d}.png"
+        image = cv2.imread(str(folder / f"{frame:06d}.png"), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            raise DemoFolderError(f"{name} cannot be read as an image (damaged, or not a PNG)")
+        if image.ndim != 2:
+            raise DemoFolderError(
+                f"{name} has {image.shape[2]} channels; depth must be a single-channel 16-bit PNG"
+            )
+        if image.dtype != np.uint16:
+            raise DemoFolderError(
+                f"{name} is {image.dtype.itemsize * 8}-bit; depth must be a 16-bit PNG "
+                "(value x depth_scale = metres)"
+            )
+        if image.shape != (height, width):
+            raise DemoFolderError(
+                f"{name} is {image.shape[1]}x{image.shape[0]} but the video is {width}x{height}; "
+                "depth must be aligned with the video"
+            )

@@ -5,10 +5,18 @@ it into place only when the whole run succeeded (:class:`OutputFolder`). Single
 files are written to a temporary name and renamed (:func:`write_json_atomic`),
 so a reader never sees a truncated file, and an earlier run's output stays as it
 was when a later run fails.
+
+One writer at a time: an :class:`OutputFolder` holds an exclusive lock on the
+output folder (``flock`` on the folder itself, so no lock file is left behind;
+the system drops it when the process ends, however it ends). A second run into
+the same folder is refused with a message. Holding the lock, a run removes the
+staging folders that killed runs left behind. A run that fails in a folder it
+created removes that folder again, so no empty output folder is left.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -19,7 +27,39 @@ from typing import Any
 
 from .errors import OutputError
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; concurrent runs are not detected there
+    fcntl = None
+
 _STAGING_PREFIX = ".real2gym-staging-"
+DISK_FULL_ERRNOS = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+MIN_FREE_BYTES = 8 * 1024 * 1024
+"""Below this much free space a failed write is reported as a full disk."""
+
+
+def _free_bytes(path: Path) -> int | None:
+    folder = Path(path)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def write_error(what: str, path: Path, reason: str) -> OutputError:
+    """The error for a failed write: ``no space left on device: ...`` when the disk is full.
+
+    Args:
+        what: What could not be written ("cannot save scene.blend").
+        path: Where.
+        reason: The system's or library's reason, used when the disk is not full.
+    """
+    free = _free_bytes(path)
+    if free is not None and free < MIN_FREE_BYTES:
+        return OutputError(f"no space left on device: {what} to {path} ({free // 1024} KiB free)")
+    return OutputError(f"{what} to {path}: {reason}")
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -33,7 +73,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
+            json.dump(data, f, indent=1, allow_nan=False)
             f.write("\n")
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
@@ -56,8 +96,8 @@ def _check_writable(folder: Path) -> None:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as e:
-        raise OutputError(
-            f"the output folder {folder} is not writable ({e.strerror}); choose another --out"
+        raise write_error(
+            "cannot write into the output folder", folder, f"{e.strerror}; choose another --out"
         ) from e
 
 
@@ -68,19 +108,54 @@ class OutputFolder:
     folder, so the final moves are renames on one file system). :meth:`commit`
     moves every entry into the output folder, replacing what an earlier run
     left there under the same name; :meth:`discard` removes the staging folder
-    and leaves the output folder as it was.
+    and leaves the output folder as it was (removing it if this run created it
+    and it is empty). The folder is locked from creation to commit or discard.
 
     Args:
         path: The output folder; created if missing.
 
     Raises:
-        OutputError: The folder cannot be created or written.
+        OutputError: The folder cannot be created or written, or another run
+            is writing into it.
     """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path).resolve()
-        _check_writable(self.path)
-        self.staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=self.path))
+        self._created = _missing_parents(self.path)
+        self._lock_fd: int | None = None
+        try:
+            _check_writable(self.path)
+            self._lock()
+            if self._lock_fd is not None:  # only a lock holder knows the others are dead
+                _remove_stale_staging(self.path)
+            self.staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=self.path))
+        except OSError as e:
+            self._release()
+            raise write_error("cannot write into the output folder", self.path, str(e.strerror)) from e
+        except BaseException:
+            self._release()
+            raise
+
+    def _lock(self) -> None:
+        if fcntl is None:
+            return
+        self._lock_fd = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(
+                f"another real2gym run is writing into {self.path}; wait for it to finish or choose another --out"
+            ) from None
+
+    def _release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing drops the lock
+            self._lock_fd = None
+        for folder in self._created:  # deepest first
+            try:
+                folder.rmdir()  # only if empty: a failed run leaves no empty output folder
+            except OSError:
+                break
 
     def commit(self) -> None:
         """Moves the staged files into the output folder, report.json last."""
@@ -94,11 +169,13 @@ class OutputFolder:
                 shutil.rmtree(trash, ignore_errors=True)
             else:
                 os.replace(entry, target)
+        self._created = []  # the folder now holds a result: keep it
         self.discard()
 
     def discard(self) -> None:
         """Removes the staging folder; the output folder keeps its earlier content."""
         shutil.rmtree(self.staging, ignore_errors=True)
+        self._release()
 
     def __enter__(self) -> OutputFolder:
         return self
@@ -108,3 +185,19 @@ class OutputFolder:
             self.commit()
         else:
             self.discard()
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _remove_stale_staging(folder: Path) -> None:
+    """Removes staging folders left by runs that were killed (call holding the folder's lock)."""
+    for entry in folder.glob(f"{_STAGING_PREFIX}*"):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)

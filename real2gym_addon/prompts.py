@@ -12,10 +12,15 @@ import math
 from typing import Any
 
 from .errors import DemoFolderError, WarningLog
+from .names import check_object_name
 
 SHAPES = ("auto", "box", "cylinder", "cup", "bowl", "plate", "mesh")
 ROLES = ("manipulated", "container", "support", "static")
 TASK_TYPES = ("place_in", "place_on", "lift")
+MAX_OBJECTS = 16
+"""Objects one run segments and fits; each adds a track, a fit and bodies to simulate."""
+MIN_BOX_SIDE = 4.0
+"""Pixels: a smaller prompt box cannot be segmented or measured."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +92,7 @@ def parse_object(
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise DemoFolderError(f"prompts.json: objects[{index}] needs a non-empty 'name'")
+    check_object_name(name, f"prompts.json, objects[{index}]", DemoFolderError)
     where = f"prompts.json, object '{name}'"
     frame = entry.get("frame", 0)
     if isinstance(frame, bool) or not isinstance(frame, int):
@@ -134,6 +140,11 @@ def _box_on_image(box, given, frame: int, video, where: str, name: str, log: War
         raise DemoFolderError(
             f"{where}: box {given} on frame {frame} lies outside the {width}x{height} image"
         )
+    if min(clipped[2] - clipped[0], clipped[3] - clipped[1]) < MIN_BOX_SIDE:
+        raise DemoFolderError(
+            f"{where}: box {given} on frame {frame} is under {MIN_BOX_SIDE:g} pixels on a side (on the "
+            "image); draw the box around the whole object"
+        )
     if clipped != box and log is not None:
         log.warn("prompts", f"object '{name}': box {list(box)} on frame {frame} was clipped to the image")
     return clipped
@@ -159,6 +170,11 @@ def parse_prompts(
     """
     if not isinstance(data, dict) or not isinstance(data.get("objects"), list) or not data["objects"]:
         raise DemoFolderError("prompts.json must hold an 'objects' list with at least one object")
+    if len(data["objects"]) > MAX_OBJECTS:
+        raise DemoFolderError(
+            f"prompts.json lists {len(data['objects'])} objects; one run handles at most {MAX_OBJECTS} "
+            "(prompt the objects the task involves and those they touch)"
+        )
     objects = tuple(
         parse_object(entry, i, (frames, width, height), log) for i, entry in enumerate(data["objects"])
     )

@@ -18,22 +18,26 @@ from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
 from .pipeline import MJCF_NAME, REPORT_NAME
+from .report_check import check_report
 from .verify.run import Verification, verify_scene
 
 
 def read_report(out_dir: Path | str) -> dict:
-    """Reads ``OUT_DIR/report.json``.
+    """Reads ``OUT_DIR/report.json`` and checks it (``report_check.check_report``).
 
     Raises:
-        OutputError: It is missing or not valid JSON.
+        OutputError: It is missing, not valid JSON, or fails the checks (named by field).
     """
     path = Path(out_dir) / REPORT_NAME
     if not path.is_file():
         raise OutputError(f"no report.json in {out_dir}: run 'real2gym run DEMO --out {out_dir}' first")
     try:
-        return json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise OutputError(f"{path} is not valid JSON ({e})") from e
+    except OSError as e:
+        raise OutputError(f"{path} cannot be read ({e.strerror})") from e
+    return check_report(report, out_dir)
 
 
 def camera_from_report(report: dict) -> Camera:

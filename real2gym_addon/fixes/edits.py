@@ -20,6 +20,14 @@ from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
 FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe")
+SCALE_RANGE = (0.2, 5.0)
+"""Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
+MAX_OFFSET_M = 1.0
+"""Metres an offset fix may move an object along each axis."""
+COLLISION_MODES = ("primitives", "walls", "hull", "coacd")
+COACD_THRESHOLD_RANGE = (0.01, 1.0)
+COACD_MAX_PIECES = 64
+KEYFRAME_EVENTS = ("grasp", "lift", "contact", "release")
 SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
 
 
@@ -174,6 +182,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     if kind not in FIX_KINDS:
         raise FixError(f"unknown fix {kind!r}; use one of {', '.join(FIX_KINDS)}")
     entry = find_object(report, name)
+    check_fix_arguments(fix, report["video"]["frames"])
     before = {k: copy.deepcopy(entry[k]) for k in SHAPE_FIELDS if k in entry}
     before_keyframes = copy.deepcopy(report.get("keyframes", []))
     probe = None
@@ -214,6 +223,71 @@ def apply_fix(report: dict, fix: dict) -> dict:
     report.setdefault("edit_log", []).append(log_entry)
     entry.setdefault("edits", []).append({k: log_entry[k] for k in ("kind", "args", "time")})
     return log_entry
+
+
+def _real(value, what: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        raise FixError(f"{what} must be a finite number, got {value!r:.40}")
+    if not low <= value <= high:
+        raise FixError(f"{what} is {value:g}; it must lie between {low:g} and {high:g}")
+    return float(value)
+
+
+def _frame(value, what: str, frames: int, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FixError(f"{what} must be a whole frame number, got {value!r:.40}")
+    if not 0 <= value < frames:
+        raise FixError(f"{what} {value} is outside the video (frames 0 to {frames - 1})")
+
+
+def check_fix_arguments(fix: dict, frames: int) -> None:
+    """Checks a fix's arguments against physically sensible ranges and the video.
+
+    Args:
+        fix: As for :func:`apply_fix`.
+        frames: Number of video frames.
+
+    Raises:
+        FixError: Naming the argument, its value and the range it must lie in.
+    """
+    kind = fix.get("kind")
+    low, high = SCALE_RANGE
+    if kind == "radius_scale":
+        _real(fix.get("factor"), "the rim scale", low, high)
+    elif kind == "scale":
+        factors = fix.get("factors")
+        if not isinstance(factors, (list, tuple)) or len(factors) != 3:
+            raise FixError(f"a scale fix needs three factors (x, y, z), got {factors!r:.60}")
+        for axis, factor in zip("xyz", factors, strict=True):
+            _real(factor, f"the scale along {axis}", low, high)
+    elif kind == "offset":
+        delta = fix.get("delta")
+        if not isinstance(delta, (list, tuple)) or len(delta) != 3:
+            raise FixError(f"an offset needs three numbers (metres along x, y, z), got {delta!r:.60}")
+        for axis, value in zip("xyz", delta, strict=True):
+            _real(value, f"the offset along {axis} (metres)", -MAX_OFFSET_M, MAX_OFFSET_M)
+        _frame(fix.get("frame"), "the offset's frame", frames, optional=True)
+        blend = fix.get("blend", 5)
+        if isinstance(blend, bool) or not isinstance(blend, int) or not 0 <= blend < frames:
+            raise FixError(f"the offset's blend must be 0 to {frames - 1} frames, got {blend!r:.40}")
+    elif kind == "collision":
+        if fix.get("mode") not in COLLISION_MODES:
+            raise FixError(
+                f"unknown collision {fix.get('mode')!r:.40}; use one of {', '.join(COLLISION_MODES)}"
+            )
+        _real(fix.get("threshold", 0.05), "the CoACD concavity threshold", *COACD_THRESHOLD_RANGE)
+        pieces = fix.get("max_pieces", 16)
+        if isinstance(pieces, bool) or not isinstance(pieces, int) or not 1 <= pieces <= COACD_MAX_PIECES:
+            raise FixError(f"the CoACD piece limit must be 1 to {COACD_MAX_PIECES}, got {pieces!r:.40}")
+        _real(fix.get("time_limit", COACD_TIME_LIMIT_S), "the CoACD time limit (s)", 0.001, 3600.0)
+    elif kind == "keyframe":
+        if fix.get("event") not in KEYFRAME_EVENTS:
+            raise FixError(
+                f"unknown keyframe event {fix.get('event')!r:.40}; use one of {', '.join(KEYFRAME_EVENTS)}"
+            )
+        _frame(fix.get("frame"), "the keyframe's frame", frames, optional=True)
 
 
 def _restore(report: dict, entry: dict, before: dict, keyframes: list) -> None:

@@ -21,13 +21,12 @@ the grasp, follow the object, open at the release, retreat upwards.
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
 
 import numpy as np
-from scipy.spatial.transform import Rotation
+from scipy.spatial.transform import Rotation, Slerp
 
-from ..errors import DemoFolderError, WarningLog
+from ..errors import WarningLog
+from ..trajectory import FULL_OPENING, TrajectorySamples
 from .camera import transform
 from .carry import gripper_hold
 from .motion import Motion
@@ -38,7 +37,7 @@ LIFT_START = 0.002
 LANDING_TOLERANCE = 0.005
 GRASP_LEAD_S = 0.2
 APPROACH_HEIGHT = 0.10
-MAX_OPENING = 0.08
+MAX_OPENING = FULL_OPENING
 
 
 @dataclasses.dataclass
@@ -83,44 +82,38 @@ class GripperTrajectory:
         }
 
 
-def load_trajectory(path: Path, frames: int, world_from_camera: np.ndarray) -> GripperTrajectory:
-    """Reads trajectory.json into the world frame, one sample per video frame.
+def load_trajectory(
+    samples: TrajectorySamples, frames: int, world_from_camera: np.ndarray
+) -> GripperTrajectory:
+    """Turns trajectory.json's checked samples into one world-frame sample per video frame.
 
-    Missing frames are interpolated; samples outside the video are dropped.
+    Between samples positions and the opening are interpolated linearly and
+    rotations by slerp; before the first and after the last sample they are held
+    (``trajectory.read_trajectory`` refuses a recording that misses much of the video).
 
-    Raises:
-        DemoFolderError: The file is malformed or holds a NaN (named by frame).
+    Args:
+        samples: The checked samples (``Demo.trajectory``).
+        frames: Number of video frames.
+        world_from_camera: 4x4 pose of the camera in the world frame.
     """
-    try:
-        data = json.loads(Path(path).read_text())
-        frame_of = data.get("frame_of", "camera")
-        samples = sorted(data["samples"], key=lambda s: s["frame"])
-        index = np.array([int(s["frame"]) for s in samples])
-        positions = np.array([s["position"] for s in samples], float).reshape(-1, 3)
-        quaternions = np.array([s["quaternion"] for s in samples], float).reshape(-1, 4)
-        opening = np.array([s.get("gripper", 1.0) for s in samples], float)
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise DemoFolderError(f"trajectory.json is malformed ({e}); see the data contract") from e
-    bad = ~np.isfinite(np.c_[positions, quaternions, opening]).all(axis=1)
-    if bad.any():
-        raise DemoFolderError(
-            f"trajectory.json: sample for frame {int(index[bad][0])} holds NaN or infinite values"
-        )
-    if frame_of not in ("camera", "world"):
-        raise DemoFolderError(f"trajectory.json: 'frame_of' must be 'camera' or 'world', got {frame_of!r}")
-    if frame_of == "camera":
+    positions, quaternions = samples.positions, samples.quaternions
+    if samples.frame_of == "camera":
         positions = transform(world_from_camera, positions)
         rotation = Rotation.from_matrix(world_from_camera[:3, :3]) * Rotation.from_quat(
             quaternions[:, [1, 2, 3, 0]]
         )
         quaternions = rotation.as_quat()[:, [3, 0, 1, 2]]
+    index = samples.frames
     every = np.arange(frames)
     positions = np.stack([np.interp(every, index, positions[:, a]) for a in range(3)], axis=1)
-    quaternions = np.stack([np.interp(every, index, quaternions[:, a]) for a in range(4)], axis=1)
-    quaternions /= np.linalg.norm(quaternions, axis=1, keepdims=True)
-    return GripperTrajectory(
-        positions, quaternions, np.clip(np.interp(every, index, opening), 0, 1), "trajectory.json"
-    )
+    if len(index) > 1:
+        held = np.clip(every, index[0], index[-1])
+        rotations = Slerp(index, Rotation.from_quat(quaternions[:, [1, 2, 3, 0]]))(held)
+        quaternions = rotations.as_quat()[:, [3, 0, 1, 2]]
+    else:
+        quaternions = np.repeat(quaternions[:1], frames, axis=0)
+    opening = np.clip(np.interp(every, index, samples.opening), 0, 1)
+    return GripperTrajectory(positions, quaternions, opening, "trajectory.json")
 
 
 def detect_events(
@@ -166,9 +159,13 @@ def detect_events(
             events["release"] = release
     if "grasp" not in events:
         events["grasp"] = max(0, lift - round(GRASP_LEAD_S * fps))
+        why = (
+            "no gripper recording"
+            if gripper is None or gripper.source != "trajectory.json"
+            else "the recorded gripper does not close before the lift"
+        )
         log.warn(
-            "geometry",
-            f"object '{name}': grasp frame {events['grasp']} estimated from the lift (no gripper recording)",
+            "geometry", f"object '{name}': grasp frame {events['grasp']} estimated from the lift ({why})"
         )
     if "release" not in events:
         speed = np.r_[0.0, np.diff(z)] * fps

@@ -195,8 +195,8 @@ def run_geometry(
         table, world_from_camera = fit_table(camera, depth_frames, union)
     camera_from_world = invert(world_from_camera)
     trajectory = None
-    if demo.trajectory_path is not None:
-        trajectory = load_trajectory(demo.trajectory_path, frames, world_from_camera)
+    if demo.trajectory is not None:
+        trajectory = load_trajectory(demo.trajectory, frames, world_from_camera)
 
     objects = []
     for index, (prompt, track_) in enumerate(zip(demo.objects, segmentation.objects, strict=True)):

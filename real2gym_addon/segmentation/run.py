@@ -19,7 +19,9 @@ import numpy as np
 
 from ..demo import Demo
 from ..depth import read_depth
-from ..errors import DemoFolderError, Real2GymError, WarningLog
+from ..errors import DemoFolderError, OutputError, Real2GymError, WarningLog
+from ..files import write_error
+from ..names import inside
 from ..progress import Progress
 from .base import ObjectMask, Prompt, VideoSegmenter
 
@@ -89,14 +91,13 @@ class Segmentation:
     def write(self, folder: Path) -> None:
         """Writes ``folder/<object>/000000.png ...`` (0 or 255, one PNG per frame)."""
         for track in self.objects:
-            target = Path(folder) / track.name
+            target = inside(folder, track.name, f"the masks of '{track.name}'", OutputError)
             target.mkdir(parents=True, exist_ok=True)
             for frame, mask in enumerate(track.masks):
                 ok = cv2.imwrite(str(target / f"{frame:06d}.png"), mask.astype(np.uint8) * 255)
                 if not ok:
-                    raise Real2GymError(
-                        f"cannot write the mask of '{track.name}' on frame {frame} to {target}"
-                    )
+                    raise write_error(f"cannot write the mask of '{track.name}' on frame {frame}", target,
+                                      "OpenCV could not write the PNG")  # fmt: skip
 
 
 def working_scale(width: int, height: int) -> float:

@@ -99,11 +99,15 @@ def test_bad_fixes_change_nothing(verified_run: Path) -> None:
         apply_fix(report, {"kind": "radius_scale", "object": "mug", "factor": 1.1})
     with pytest.raises(FixError, match="object 'block' is a box, not a container"):
         apply_fix(report, {"kind": "radius_scale", "object": "block", "factor": 1.1})
-    with pytest.raises(FixError, match="scale factors must be three positive numbers"):
+    with pytest.raises(FixError, match="the scale along y is 0; it must lie between 0.2 and 5"):
         apply_fix(report, {"kind": "scale", "object": "block", "factors": [1, 0, 1]})
-    with pytest.raises(FixError, match="the radius scale must be positive"):
+    with pytest.raises(FixError, match="the rim scale is -2; it must lie between 0.2 and 5"):
         apply_fix(report, {"kind": "radius_scale", "object": "cup", "factor": -2})
-    with pytest.raises(FixError, match="keyframe frame 400 is outside the video"):
+    with pytest.raises(FixError, match="the rim scale is 1e\\+09"):
+        apply_fix(report, {"kind": "radius_scale", "object": "cup", "factor": 1e9})
+    with pytest.raises(FixError, match="the offset along z \\(metres\\) is 5"):
+        apply_fix(report, {"kind": "offset", "object": "cup", "delta": [0, 0, 5], "frame": 3})
+    with pytest.raises(FixError, match="the keyframe's frame 400 is outside the video"):
         apply_fix(report, {"kind": "keyframe", "object": "block", "event": "grasp", "frame": 400})
     with pytest.raises(CollisionError, match="walls need a container"):
         apply_fix(report, {"kind": "collision", "object": "block", "mode": "walls"})
