@@ -83,14 +83,14 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def _check_writable(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"the output path {folder} is a file, not a folder; choose another --out")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OutputError(
             f"cannot create the output folder {folder}: {e.strerror}; choose another --out"
         ) from e
-    if not folder.is_dir():
-        raise OutputError(f"the output path {folder} is a file, not a folder; choose another --out")
     probe = folder / f".real2gym-write-test-{uuid.uuid4().hex}"
     try:
         probe.write_bytes(b"")

@@ -44,6 +44,16 @@ def _need(container: dict, key: str, kind: type | tuple, where: str) -> Any:
     return value
 
 
+def _optional(container: dict, key: str, kind: type, where: str) -> Any:
+    """``container[key]`` when present and of ``kind``; an empty one when absent; an error otherwise."""
+    value = container.get(key)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise OutputError(f"report.json: '{where}{key}' must be a {_kind_name(kind)}")
+    return value
+
+
 def _kind_name(kind: type | tuple) -> str:
     names = {dict: "JSON object", list: "list", str: "string", int: "whole number", float: "number"}
     kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -86,11 +96,11 @@ def check_report(report: Any, out_dir: Path | str) -> dict:
     for key in ("fx", "fy", "cx", "cy", "width", "height"):
         _need(camera, key, (int, float), "camera.")
     names = []
-    for index, obj in enumerate(report.get("objects") or []):
+    for index, obj in enumerate(_optional(report, "objects", list, "")):
         if not isinstance(obj, dict):
             raise OutputError(f"report.json: 'objects[{index}]' must be a JSON object")
         names.append(check_object_name(obj.get("name"), f"report.json, objects[{index}]", OutputError))
-        for f_index, entry in enumerate(obj.get("frames") or []):
+        for f_index, entry in enumerate(_optional(obj, "frames", list, f"objects[{index}].")):
             frame = entry.get("frame") if isinstance(entry, dict) else None
             if isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < frames:
                 raise OutputError(
@@ -99,17 +109,18 @@ def check_report(report: Any, out_dir: Path | str) -> dict:
                 )
     if len(set(names)) != len(names):
         raise OutputError("report.json: object names must be unique")
-    for index, keyframe in enumerate(report.get("keyframes") or []):
+    for index, keyframe in enumerate(_optional(report, "keyframes", list, "")):
         frame = keyframe.get("frame") if isinstance(keyframe, dict) else None
         if isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < frames:
             raise OutputError(
                 f"report.json: keyframes[{index}] is at frame {frame!r:.20}, outside the video's 0 to {frames - 1}"
             )
-    for kind, relative in (report.get("artifacts") or {}).items():
+    for kind, relative in _optional(report, "artifacts", dict, "").items():
         if not isinstance(relative, str):
             raise OutputError(f"report.json: 'artifacts.{kind}' must be a path inside the output folder")
         inside(out_dir, relative, f"report.json: artifacts.{kind}", OutputError)
-    for index, entry in enumerate((report.get("segmentation") or {}).get("objects") or []):
+    segmentation = _optional(report, "segmentation", dict, "")
+    for index, entry in enumerate(_optional(segmentation, "objects", list, "segmentation.")):
         if not isinstance(entry, dict):
             raise OutputError(f"report.json: 'segmentation.objects[{index}]' must be a JSON object")
         name = check_object_name(

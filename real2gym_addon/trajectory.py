@@ -194,7 +194,11 @@ def _say_coverage(index: np.ndarray, frames: int, fps: float, log: WarningLog) -
         log.warn(
             "video",
             f"trajectory.json has no samples between frames {start} and {end} ({(end - start) / fps:.1f} s"
-            + (f", and {len(gaps) - 1} more such gaps" if len(gaps) > 1 else "")
+            + (
+                f"; {len(gaps) - 1} more gap{'s' if len(gaps) > 2 else ''} over {HELD_GAP_S:g} s"
+                if len(gaps) > 1
+                else ""
+            )
             + "); the gripper's path there is interpolated",
         )
 

@@ -98,8 +98,30 @@ def test_script_and_operator_give_the_same_report(
         (lambda d: (d / "prompts.json").write_text("{"), "prompts.json is not valid JSON"),
         (lambda d: (d / "video.mp4").unlink(), "no video in"),
         (lambda d: (d / "camera.json").write_text('{"width": 96}'), "'height' must be a number"),
+        (lambda d: _rename_block(d, "../../escaped"), "the object name '../../escaped' contains '/'"),
+        (
+            lambda d: _set_pose(d, [[0, 0, 0, 0]] * 3 + [[0, 0, 0, 1]]),
+            "'world_from_camera': .* not a rotation",
+        ),
+        (
+            lambda d: (d / "trajectory.json").write_text(
+                '{"samples": [{"frame": 0, "position": [0, 0, 0.3], "quaternion": [0, 0, 0, 0], "gripper": 1}]}'
+            ),
+            "frame 0: the quaternion .* is not a unit quaternion",
+        ),
     ],
 )
+def _rename_block(demo: Path, name: str) -> None:
+    prompts = json.loads((demo / "prompts.json").read_text())
+    prompts["objects"][0]["name"] = prompts["task"]["object"] = name
+    (demo / "prompts.json").write_text(json.dumps(prompts))
+
+
+def _set_pose(demo: Path, matrix: list) -> None:
+    camera = json.loads((demo / "camera.json").read_text())
+    (demo / "camera.json").write_text(json.dumps({**camera, "world_from_camera": matrix}))
+
+
 def test_bad_input_cancels_and_leaves_the_scene(
     tiny_demo: Path, tmp_path: Path, empty_scene, breakage, message
 ) -> None:
@@ -111,7 +133,8 @@ def test_bad_input_cancels_and_leaves_the_scene(
             demo_dir=str(tiny_demo), out_dir=str(tmp_path / "out"), last_stage="segment"
         )
     assert _scene_state(empty_scene) == before
-    assert not (tmp_path / "out" / "report.json").exists()
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "escaped").exists() and not (tiny_demo.parent / "escaped").exists()
 
 
 def test_failure_while_building_restores_the_scene(
@@ -134,7 +157,7 @@ def test_failure_while_building_restores_the_scene(
     finally:
         bridge.save_blend_copy = original
     assert _scene_state(empty_scene) == before
-    assert list((tmp_path / "out").iterdir()) == []
+    assert not (tmp_path / "out").exists()  # the run created it, and removed it when it failed
 
 
 def test_camera_projects_like_opencv(extension, tiny_demo: Path, tmp_path: Path, empty_scene) -> None:

@@ -224,8 +224,10 @@ def test_offset_and_scale_go_through_the_core(run: Path, empty_scene) -> None:
     [
         ("rim_scale", {"object_name": "block", "factor": 1.1}, "object 'block' is a box, not a container"),
         ("rim_scale", {"object_name": "mug", "factor": 1.1}, "no object named 'mug'"),
-        ("rim_scale", {"object_name": "cup", "factor": -2.0}, "the radius scale must be positive"),
-        ("scale_object", {"object_name": "block", "factors": (1, 0, 1)}, "scale factors must be three positive"),
+        ("rim_scale", {"object_name": "cup", "factor": -2.0}, "the rim scale is -2; it must lie between 0.2 and 5"),
+        ("rim_scale", {"object_name": "cup", "factor": 1e9}, "the rim scale is 1e\\+09"),
+        ("scale_object", {"object_name": "block", "factors": (1, 0, 1)}, "the scale along y is 0"),
+        ("offset_object", {"object_name": "block", "delta": (5, 0, 0), "frame": 3}, "offset along x .* is 5"),
         ("add_keyframe", {"object_name": "block", "event": "grasp", "frame": 400}, "frame 400 is outside the video"),
         ("set_collision", {"object_name": "block", "mode": "walls"}, "walls need a container"),
         ("set_collision", {"object_name": "cup", "mode": "coacd", "time_limit": 0.01}, "CoACD took longer than 0 s"),
@@ -255,7 +257,7 @@ def test_moving_a_keyframe_past_the_video_is_refused(run: Path, empty_scene) -> 
     before = (run / "report.json").read_bytes()
     state.active_keyframe_index = 0
     empty_scene.frame_set(400)
-    with pytest.raises(RuntimeError, match="keyframe frame 400 is outside the video"):
+    with pytest.raises(RuntimeError, match="keyframe's frame 400 is outside the video"):
         bpy.ops.real2gym.move_keyframe()
     assert (run / "report.json").read_bytes() == before
 

@@ -283,6 +283,26 @@ def test_failures_leave_the_scene_unchanged(full_run: Path, run_copy: Path, exte
         with pytest.raises(RuntimeError, match="not valid JSON"):
             operator(out_dir=str(run_copy))
     assert _state(scene) == before
+    # A tampered report (a NaN pose, a path for a name, a file outside the run): refused the same way.
+    good = json.loads((full_run / "report.json").read_text())
+    tamperings = [
+        (
+            lambda r: r["objects"][0]["frames"][5].update(position_cam=[float("nan"), 0, 0]),
+            "is NaN or infinite",
+        ),
+        (lambda r: r["objects"][0].update(name="../../x"), "the object name '../../x' contains '/'"),
+        (lambda r: r["artifacts"].update(mjcf="/etc/passwd"), "is an absolute path"),
+    ]
+    for tamper, message in tamperings:
+        report = json.loads(json.dumps(good))
+        tamper(report)
+        (run_copy / "report.json").write_text(json.dumps(report))
+        with pytest.raises(extension.real2gym_addon.errors.Real2GymError, match=message):
+            reconstruction.build_reconstruction(scene, run_copy)
+        for operator in (bpy.ops.real2gym.verify, bpy.ops.real2gym.import_simulation):
+            with pytest.raises(RuntimeError, match=message):
+                operator(out_dir=str(run_copy))
+    assert _state(scene) == before
 
 
 def test_toggle_collision_shows_and_hides_the_pieces(full_run: Path) -> None:
