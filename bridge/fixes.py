@@ -28,7 +28,7 @@ import bpy
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes import apply_fix, opening_probe, recorded_fixes, undo_last
-from ..real2gym_addon.fixes.edits import find_object
+from ..real2gym_addon.fixes.edits import check_fix_arguments, find_object
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.reverify import read_report, reverify
 from .review import fix_settings, measure_ious, report_dir, show_report
@@ -257,10 +257,17 @@ def fix_request(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -
         scene: The scene.
         fix: ``{"kind", "object", ...}``; an empty ``object`` is the panel's object to fix.
         verify: Re-verify after it; None for the scene's *Verify after Fix*.
+
+    Raises:
+        Real2GymError: The report cannot be read back, or an argument is out of range.
     """
     fix = dict(fix)
     fix["object"] = fix.get("object") or fix_settings(scene).fix_object
-    return FixRequest(report_dir(scene), "fix", fix, _verify_default(scene, verify))
+    folder = report_dir(scene)
+    # Checked here, on the main thread, before any job starts: the report as read back, then the
+    # fix's arguments against their ranges and the video (the same checks as the command line).
+    check_fix_arguments(fix, read_report(folder)["video"]["frames"])
+    return FixRequest(folder, "fix", fix, _verify_default(scene, verify))
 
 
 def keyframe_request(

@@ -9,6 +9,9 @@ was.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,6 +33,27 @@ from .simulation import apply_simulation, simulate_run
 from .video_scene import build_video_scene
 
 
+@contextlib.contextmanager
+def _quiet_stdout(quiet: bool):
+    """Silences Blender's own report lines on stdout (``Error: ...``) while saving headless.
+
+    A failed save raises with the same reason, which the command line prints in
+    its one line; without this the user would see Blender's line beside it.
+    """
+    if not quiet:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as sink:
+            os.dup2(sink.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def save_blend_copy(path: Path) -> None:
     """Saves the open file as a copy at ``path``; the user's own file path is unchanged.
 
@@ -37,7 +61,8 @@ def save_blend_copy(path: Path) -> None:
         OutputError: Blender could not write the file (a full disk is named as such).
     """
     try:
-        bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, check_existing=False, compress=False)
+        with _quiet_stdout(bpy.app.background):
+            bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, check_existing=False, compress=False)
     except RuntimeError as e:  # Blender's message on a full disk is "No such file or directory"
         reason = str(e).strip().splitlines()[-1] if str(e).strip() else "unknown reason"
         raise write_error(f"cannot save {Path(path).name}", Path(path), reason) from None

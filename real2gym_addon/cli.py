@@ -468,7 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         if e.errno not in ENVIRONMENT_ERRNOS:
             return _internal_error(e)
-        where = f": {e.filename}" if e.filename else ""
+        place = e.filename or getattr(args, "out", None) or getattr(args, "out_dir", None)
+        where = f": {place}" if place else ""
         if e.errno in DISK_FULL_ERRNOS:
             print(
                 f"real2gym: error: no space left on device{where}; free some space and run again",
