@@ -610,3 +610,19 @@ def test_an_internal_error_exits_3_with_a_log(tmp_path: Path, monkeypatch, capsy
     log = Path(err.split("the details are in ")[1].split(" (please")[0])
     assert "Traceback" in log.read_text() and "ZeroDivisionError" in log.read_text()
     log.unlink()
+
+
+REAL_FOOTAGE = REPO.parent / "shared" / "real_footage"
+
+
+@pytest.mark.skipif(not REAL_FOOTAGE.is_dir(), reason="../shared/real_footage is not beside this checkout")
+@pytest.mark.parametrize("clip", ["c2_mug", "c3_plant", "c4_pour01"])
+def test_real_footage_passes_the_door(clip: str) -> None:
+    """The checks refuse broken input, not real cameras' data (guessed intrinsics, 1 fps ZED depth)."""
+    from real2gym.real2gym_addon.demo import load_demo
+    from real2gym.real2gym_addon.errors import WarningLog
+
+    log = WarningLog()
+    demo = load_demo(REAL_FOOTAGE / clip, log)
+    assert demo.video.frames >= 14 and len(demo.objects) == 2
+    assert not log.warnings
