@@ -15,7 +15,7 @@ import pytest
 from generated_demos import true_masks
 
 from real2gym.real2gym_addon.demo import load_demo
-from real2gym.real2gym_addon.errors import WarningLog
+from real2gym.real2gym_addon.errors import DemoFolderError, WarningLog
 from real2gym.real2gym_addon.geometry.fit import RestView, fit_shape
 from real2gym.real2gym_addon.geometry.stage import run_geometry
 from real2gym.real2gym_addon.geometry.table import GeometryError
@@ -156,8 +156,8 @@ def test_no_depth_and_no_pose(tmp_path: Path) -> None:
 def test_depth_of_another_size(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     cv2.imwrite(str(folder / "depth" / "000000.png"), np.zeros((10, 10), np.uint16))
-    with pytest.raises(GeometryError, match=r"depth/000000.png is 10x10 but the video is 640x480"):
-        run_geometry(load_demo(folder), true_masks(folder))
+    with pytest.raises(DemoFolderError, match=r"depth/000000.png is 10x10 but the video is 640x480"):
+        load_demo(folder)  # checked at the door, before any stage
 
 
 def test_depth_all_zero_under_an_object(tmp_path: Path) -> None:
