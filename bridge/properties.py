@@ -125,7 +125,7 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     )
     sam2_checkpoint: bpy.props.StringProperty(
         name="SAM2 Checkpoint",
-        description="SAM2 checkpoint (.pt); the add-on preferences' when empty",
+        description="SAM2 checkpoint (.pt) or a downloaded model's name (sam2.1-tiny); the preferences' when empty",
         subtype="FILE_PATH",
     )
     sam2_config: bpy.props.StringProperty(

@@ -19,6 +19,7 @@ from pathlib import Path
 import bpy
 
 from ..real2gym_addon.errors import Real2GymError, SegmentationError
+from ..real2gym_addon.models import cache_path, is_model_name
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.segmentation.backends import SegmentationOptions, backend_status
@@ -67,6 +68,8 @@ def backend_availability(options: SegmentationOptions) -> tuple[bool, str]:
         ``(available, reason)``; the reason is empty when available.
     """
     checkpoint = options.sam2_checkpoint
+    if is_model_name(checkpoint):  # a model name: its file in the cache, so a download shows
+        checkpoint = str(cache_path(checkpoint.strip()))
     stamp = os.stat(checkpoint).st_mtime if checkpoint and os.path.isfile(checkpoint) else None
     key = (options, stamp)
     if key not in _status_cache:

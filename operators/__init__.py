@@ -1,6 +1,6 @@
 """Blender operators: each reads its properties, calls one bridge function, reports."""
 
-from . import draw_prompt, fixes, pipeline, segmentation, verification
+from . import draw_prompt, fixes, models, pipeline, segmentation, verification
 
 CLASSES = [
     *pipeline.CLASSES,
@@ -8,6 +8,7 @@ CLASSES = [
     *draw_prompt.CLASSES,
     *verification.CLASSES,
     *fixes.CLASSES,
+    *models.CLASSES,
 ]
 
 __all__ = ["CLASSES"]

@@ -17,8 +17,9 @@ class SegmentationOptions:
 
     Attributes:
         backend: One of :data:`BACKENDS`.
-        sam2_checkpoint: Path of a SAM2 checkpoint (``.pt``), for ``sam2``.
-        sam2_config: SAM2 config name, e.g. ``sam2.1_hiera_t``.
+        sam2_checkpoint: Path of a SAM2 checkpoint (``.pt``), or the name of a
+            downloaded one (``sam2.1-tiny``, :mod:`~real2gym_addon.models`), for ``sam2``.
+        sam2_config: SAM2 config name, e.g. ``sam2.1_hiera_t`` (a model name brings its own).
         device: ``auto``, ``cpu`` or ``cuda`` (SAM2 only).
     """
 

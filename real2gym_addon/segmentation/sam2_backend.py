@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from ..errors import SegmentationError
+from ..models import ModelError, resolve_checkpoint
 from .base import ObjectMask, Prompt, VideoSegmenter
 
 DEVICES = ("cpu", "cuda", "auto")
@@ -111,12 +112,14 @@ def sam2_status(checkpoint: str | Path | None, config: str) -> tuple[bool, str]:
     """Says whether the SAM2 backend can run, and if not what is missing.
 
     Cheap after the first call (the import probe is cached); it does not read
-    the checkpoint, so a corrupt or mismatched one is only found by
-    :class:`Sam2Segmenter`.
+    a checkpoint file, so a corrupt or mismatched one is only found by
+    :class:`Sam2Segmenter`. A downloaded model's file is checked against its
+    SHA-256 once per process (:func:`~real2gym_addon.models.cached_model`).
 
     Args:
-        checkpoint: The ``.pt`` checkpoint file, or None if none is chosen.
-        config: The SAM2 config name (see :func:`config_name`).
+        checkpoint: The ``.pt`` checkpoint file, a downloaded model's name
+            (``sam2.1-tiny``, see :mod:`~real2gym_addon.models`), or None if none is chosen.
+        config: The SAM2 config name (see :func:`config_name`); a model name brings its own.
 
     Returns:
         ``(available, reason)``: the reason names what is missing and what to
@@ -126,11 +129,19 @@ def sam2_status(checkpoint: str | Path | None, config: str) -> tuple[bool, str]:
     if not ok:
         return False, reason
     try:
+        if checkpoint:
+            checkpoint, config = resolve_checkpoint(checkpoint, config)
+    except ModelError as error:
+        return False, str(error)
+    try:
         full = _check_config(config)
     except SegmentationError as error:
         return False, str(error)
     if not checkpoint:
-        return False, "no SAM2 checkpoint chosen: set the checkpoint file (e.g. sam2.1_hiera_tiny.pt)"
+        return False, (
+            "no SAM2 checkpoint chosen: set the checkpoint file (e.g. sam2.1_hiera_tiny.pt) "
+            "or a downloaded model's name (real2gym models fetch sam2.1-tiny)"
+        )
     if not Path(checkpoint).is_file():
         return False, f"SAM2 checkpoint not found: {checkpoint}"
     return True, f"{reason}, config {full}"
@@ -232,8 +243,10 @@ class Sam2Segmenter(VideoSegmenter):
     missing, or the checkpoint is missing, unreadable or made for another config.
 
     Args:
-        checkpoint: The SAM2 ``.pt`` file (``{"model": state_dict}``).
-        config: The matching config, e.g. ``sam2.1_hiera_t`` for ``sam2.1_hiera_tiny.pt``.
+        checkpoint: The SAM2 ``.pt`` file (``{"model": state_dict}``), or the name of
+            a downloaded model (``sam2.1-tiny``; ``real2gym models fetch``).
+        config: The matching config, e.g. ``sam2.1_hiera_t`` for ``sam2.1_hiera_tiny.pt``;
+            a model name brings its own.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"`` (CUDA when PyTorch sees a GPU).
         image_size: The model's input side in pixels, or None for the config's
             (1024). Smaller (a multiple of 32) runs faster with worse masks; the
@@ -252,6 +265,10 @@ class Sam2Segmenter(VideoSegmenter):
         ok, reason = _probe_imports()
         if not ok:
             raise SegmentationError(reason)
+        try:
+            checkpoint, config = resolve_checkpoint(checkpoint, config)
+        except ModelError as error:
+            raise SegmentationError(str(error)) from None
         self.config = _check_config(config)
         self.checkpoint = Path(checkpoint)
         if not self.checkpoint.is_file():
