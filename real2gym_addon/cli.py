@@ -30,6 +30,7 @@ from pathlib import Path
 from .errors import Cancelled, Real2GymError
 from .files import DISK_FULL_ERRNOS
 from .fixes.edits import COACD_MAX_PIECES, COACD_THRESHOLD_RANGE, KEYFRAME_EVENTS, MAX_OFFSET_M, SCALE_RANGE
+from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
 from .pipeline import STAGES, BlendWriter, run_pipeline
 from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
@@ -118,6 +119,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for kind in ("masks", "mjcf", "blend"):
         if kind in run.scene.artifacts:
             print(f"{kind + ':':<7} {out / run.scene.artifacts[kind]}")
+    _print_review(run.scene.segmentation)
     if run.scene.verification is not None:
         _print_verification(run.scene.verification)
         return 0 if run.scene.verification["passed"] else EXIT_NOT_VERIFIED
@@ -131,6 +133,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     report, verification = reverify(args.out_dir, masses)
     _print_verification(report["verification"])
     return 0 if verification.passed else EXIT_NOT_VERIFIED
+
+
+def _print_review(segmentation: dict | None) -> None:
+    """One line per object with doubtful masks: the frame ranges to look at, and why."""
+    from .segmentation.quality import flagged_ranges
+
+    for entry in (segmentation or {}).get("objects", []):
+        ranges = flagged_ranges(entry["frames"])
+        if not ranges:
+            continue
+        shown = ", ".join(f"{a}-{b} ({why})" if b > a else f"{a} ({why})" for a, b, why in ranges[:8])
+        more = f" and {len(ranges) - 8} more" if len(ranges) > 8 else ""
+        count = sum(b - a + 1 for a, b, _ in ranges)
+        print(f"review: {entry['name']}: {count} frames to check: {shown}{more}")
 
 
 def _print_verification(verification: dict) -> None:
@@ -328,6 +344,25 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     return 0 if all(r["status"] == "verified" for r in rows) else EXIT_NOT_VERIFIED
 
 
+def _cmd_models_fetch(args: argparse.Namespace) -> int:
+    progress = Progress(None if args.quiet else _ProgressBar())
+    try:
+        path = fetch_model(args.name, progress=progress, base_url=args.base_url)
+    except (Cancelled, KeyboardInterrupt):
+        print("real2gym: note: the partial download is kept; the same command resumes it", file=sys.stderr)
+        raise
+    print(f"{args.name}: {path}")
+    return 0
+
+
+def _cmd_models_list(args: argparse.Namespace) -> int:
+    for row in list_models():
+        size = f"{row.info.size_bytes / 1e6:.0f} MB" if row.info.size_bytes else "?"
+        state = "cached" if row.cached else "not downloaded"
+        print(f"{row.info.name:<17} {size:>7}  {state:<14}  {row.path}")
+    return 0
+
+
 def _add_common(command: argparse.ArgumentParser) -> None:
     command.add_argument("demo_dir", help="the demo folder (video, camera.json, prompts.json ...)")
     command.add_argument("--out", required=True, help="the output folder (created if missing)")
@@ -338,7 +373,9 @@ def _add_common(command: argparse.ArgumentParser) -> None:
         help="segmentation backend (default: classical)",
     )
     command.add_argument(
-        "--sam2-checkpoint", metavar="PATH", help="SAM2 checkpoint (.pt), for --backend sam2"
+        "--sam2-checkpoint",
+        metavar="PATH",
+        help="SAM2 checkpoint (.pt) or a downloaded model's name (real2gym models list), for --backend sam2",
     )
     command.add_argument("--sam2-config", default="sam2.1_hiera_t", metavar="NAME", help="SAM2 config name")
     command.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="device for SAM2")
@@ -414,6 +451,19 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     batch.add_argument("-q", "--quiet", action="store_true")
     batch.set_defaults(handler=_cmd_batch)
+    models = commands.add_parser("models", help="download SAM2 checkpoints by name, list them")
+    actions = models.add_subparsers(dest="models_command", required=True, metavar="ACTION")
+    fetch = actions.add_parser("fetch", help="download a checkpoint into the model cache (resumable)")
+    fetch.add_argument("name", metavar="NAME", help=f"the model: {', '.join(MODELS)}")
+    fetch.add_argument(
+        "--base-url",
+        metavar="URL",
+        help=f"download from this mirror (default: ${BASE_URL_ENV} or Meta's server)",
+    )
+    fetch.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    fetch.set_defaults(handler=_cmd_models_fetch)
+    listing = actions.add_parser("list", help="list the models, their sizes and whether they are downloaded")
+    listing.set_defaults(handler=_cmd_models_list)
     return parser
 
 

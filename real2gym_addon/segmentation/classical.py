@@ -45,6 +45,10 @@ _UNSURE_LOG_RATIO = 1.0  # edge pixels with log odds within this are unmixed
 _UNMIX_WINDOW = 7  # px, where an edge pixel's pure colours are taken from
 _UNMIX_CONTRAST = 10.0  # grey levels; below this object and background are too alike
 _OBJECT_LIKE_LOG_RATIO = 2.0  # ring pixels this like the object never teach the background
+_ANCHOR_AREA = 1.5  # above this share of its prompt area a mask keeps only prompt-frame object colours
+_GROWTH_CAP = 1.3  # a mask grows at most this much from one frame to the next (else it leaks)
+_SKIN_PENALTY = 4.0  # log odds against skin-coloured pixels, for objects that are not skin-coloured
+_SKIN_OBJECT_SHARE = 0.1  # share of skin-coloured pixels above which an object counts as skin-coloured
 
 
 @dataclasses.dataclass
@@ -62,6 +66,7 @@ class _Track:
     velocity: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(2))
     lost_for: int = 0
     confidence: float = 1.0
+    skin_coloured: bool = False  # the object's own colours are skin-like: hands are not cut out
 
 
 def colour_bins(image: np.ndarray) -> np.ndarray:
@@ -83,6 +88,20 @@ def colour_bins(image: np.ndarray) -> np.ndarray:
     saturation[hsv[..., 2] < _DARK] = 0
     hue[saturation == 0] = 0
     return (value * _BINS[1] + hue) * _BINS[2] + saturation
+
+
+def skin(image: np.ndarray) -> np.ndarray:
+    """Pixels of skin colour (hands, arms), by the usual YCrCb box.
+
+    Args:
+        image: ``HxWx3`` uint8 BGR.
+
+    Returns:
+        ``HxW`` bool.
+    """
+    ycrcb = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb)
+    y, cr, cb = ycrcb[..., 0], ycrcb[..., 1], ycrcb[..., 2]
+    return (y > 50) & (cr >= 138) & (cr <= 173) & (cb >= 77) & (cb <= 127)
 
 
 def _histogram(bins: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -194,6 +213,7 @@ class ClassicalSegmenter(VideoSegmenter):
             mask=mask,
             box=box,
             frame=prompt.frame,
+            skin_coloured=float(skin(image)[mask].mean()) > _SKIN_OBJECT_SHARE,
         )
         # One pass of the tracker on the prompt frame itself trims GrabCut's edge.
         region, (x0, y0, x1, y1), confidence = self._follow(track, prompt.frame, prompt.frame)
@@ -313,7 +333,8 @@ class ClassicalSegmenter(VideoSegmenter):
         # Colour: the fixed object model against the background around the prediction.
         bins = colour_bins(image)
         ring = (outside > max(2.0, 0.1 * band + 1)) & (outside <= max(4.0, band))
-        object_like = _log_ratio(track.foreground, track.global_background)[bins] > _OBJECT_LIKE_LOG_RATIO
+        anchored = _log_ratio(track.foreground, track.global_background)[bins]  # against the prompt frame
+        object_like = anchored > _OBJECT_LIKE_LOG_RATIO
         local = _histogram(bins, ring & ~object_like)
         track.background = _BG_MEMORY * track.background + (1.0 - _BG_MEMORY) * local
         background = (1.0 - _BG_GLOBAL) * track.background + _BG_GLOBAL * track.global_background
@@ -321,11 +342,23 @@ class ClassicalSegmenter(VideoSegmenter):
         logit += colour
         if depth is not None and before_depth is not None:
             logit -= self._depth_penalty(depth, before_depth, last > 0.5)
+        if not track.skin_coloured:  # a hand or an arm over the object is not the object
+            logit -= _SKIN_PENALTY * skin(image)
         logit = _unmix_edge(image, cv2.GaussianBlur(logit.astype(np.float32), (3, 3), 0))
         if track.scale < 1.0:  # back to working size, for a smooth edge
             logit = cv2.resize(logit, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
             colour = cv2.resize(colour, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+            anchored = cv2.resize(anchored, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
         region = self._clean(logit > 0, colour, track.reference_area)
+        if region.sum() > _ANCHOR_AREA * track.reference_area:
+            # Larger than the object was: the local background model may have learnt what the mask
+            # took in (a hand, an arm, the window). Keep what is the object's colour against the
+            # prompt frame's whole background, which saw those things as background.
+            region = self._clean(region & (anchored > 0), colour, track.reference_area)
+        cap = _GROWTH_CAP * max(float(track.mask.sum()), 0.8 * track.reference_area)
+        if region.sum() > cap:  # grown too fast to be the object: keep its most object-like pixels
+            threshold = float(np.quantile(logit[region], 1.0 - cap / region.sum()))
+            region = self._clean(logit > max(threshold, 0.0), colour, track.reference_area)
         if region.any() and float(colour[region].mean()) < _ALIVE_LOG_RATIO:
             region[:] = False
         return region, roi, self._confidence(colour[region], track.reference_area)

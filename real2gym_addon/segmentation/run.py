@@ -24,6 +24,7 @@ from ..files import write_error
 from ..names import inside
 from ..progress import Progress
 from .base import ObjectMask, Prompt, VideoSegmenter
+from .quality import Doubt, assess
 
 MAX_WORKING_SIDE = 1280
 VISIBLE_MIN_AREA = 16
@@ -38,17 +39,25 @@ class ObjectTrack:
         name: The object's name from prompts.json.
         masks: Per frame ``HxW`` bool at the video's size (all False when unseen).
         confidence: Per frame confidence in [0, 1].
+        reason: Per frame why a person should look at the mask (``quality.REASONS``),
+            or None; empty when the masks were not checked.
     """
 
     name: str
     masks: list[np.ndarray]
     confidence: list[float]
+    reason: list[str | None] = dataclasses.field(default_factory=list)
 
     def frame_summary(self, frame: int) -> dict:
-        """Area (px), bbox ``[x0, y0, x1, y1]`` (px, exclusive ends), centroid ``[x, y]``, confidence, visible."""
+        """Area (px), bbox ``[x0, y0, x1, y1]`` (px, exclusive ends), centroid ``[x, y]``, confidence,
+        visible, and ``review`` (with its ``reason`` when true)."""
         mask = self.masks[frame]
         area = int(mask.sum())
         entry = {"frame": frame, "area": area, "confidence": round(float(self.confidence[frame]), 4)}
+        reason = self.reason[frame] if self.reason else None
+        entry["review"] = reason is not None
+        if reason is not None:
+            entry["reason"] = reason
         if area:
             ys, xs = np.nonzero(mask)
             entry["bbox"] = [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
@@ -173,7 +182,8 @@ def segment_demo(
     frames = load_frames(demo, scale)
     if all(np.array_equal(frames[0], f) for f in frames[1:]):
         log.warn("segmentation", "every frame of the video is identical: nothing moves")
-    segmenter.init_state(frames, load_depth(demo, scale, log))
+    depth = load_depth(demo, scale, log)
+    segmenter.init_state(frames, depth)
     results: list[dict[int, ObjectMask]] = [{} for _ in frames]
     for object_id, obj in enumerate(demo.objects):
         first = segmenter.add_prompt(object_id, _prompt(obj).scaled(scale))
@@ -195,21 +205,26 @@ def segment_demo(
             done += 1
             fraction = span[0] + (span[1] - span[0]) * done / total
             progress.step(f"segmenting frame {frame} ({segmenter.name})", fraction)
-    return Segmentation(segmenter.name, scale, _tracks(demo, results, log))
+    progress.step("checking the masks for doubtful frames", span[1])
+    doubts = _assess(demo, frames, depth, results)
+    return Segmentation(segmenter.name, scale, _tracks(demo, doubts, log))
 
 
-def _tracks(demo: Demo, results: list[dict[int, ObjectMask]], log: WarningLog) -> list[ObjectTrack]:
+def _assess(demo: Demo, frames: list[np.ndarray], depth, results: list[dict[int, ObjectMask]]) -> list[Doubt]:
+    """All objects' working-size masks through :func:`quality.assess` (empty where a backend gave none)."""
+    empty = np.zeros(frames[0].shape[:2], bool)
+    masks = [[r[o].mask if o in r else empty for r in results] for o in range(len(demo.objects))]
+    confidence = [[r[o].confidence if o in r else 0.0 for r in results] for o in range(len(demo.objects))]
+    roles = [o.role for o in demo.objects]
+    return assess(masks, confidence, frames, depth, roles, [o.frame for o in demo.objects])
+
+
+def _tracks(demo: Demo, doubts: list[Doubt], log: WarningLog) -> list[ObjectTrack]:
     video = demo.video
     tracks = []
-    for object_id, obj in enumerate(demo.objects):
-        masks, confidence = [], []
-        for frame_results in results:
-            result = frame_results.get(object_id)
-            if result is None:
-                masks.append(np.zeros((video.height, video.width), bool))
-                confidence.append(0.0)
-                continue
-            mask = result.mask
+    for obj, doubt in zip(demo.objects, doubts, strict=True):
+        masks = []
+        for mask in doubt.masks:
             if mask.shape != (video.height, video.width):
                 mask = (
                     cv2.resize(
@@ -218,8 +233,7 @@ def _tracks(demo: Demo, results: list[dict[int, ObjectMask]], log: WarningLog) -
                     > 0
                 )
             masks.append(mask)
-            confidence.append(float(result.confidence))
-        track = ObjectTrack(obj.name, masks, confidence)
+        track = ObjectTrack(obj.name, masks, doubt.confidence, doubt.reason)
         visible = [track.frame_summary(f)["visible"] for f in range(len(masks))]
         if not visible[-1]:
             last_seen = max((f for f, v in enumerate(visible) if v), default=None)
