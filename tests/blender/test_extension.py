@@ -92,6 +92,17 @@ def test_script_and_operator_give_the_same_report(
     assert reports[0] == reports[1]
 
 
+def _rename_block(demo: Path, name: str) -> None:
+    prompts = json.loads((demo / "prompts.json").read_text())
+    prompts["objects"][0]["name"] = prompts["task"]["object"] = name
+    (demo / "prompts.json").write_text(json.dumps(prompts))
+
+
+def _set_pose(demo: Path, matrix: list) -> None:
+    camera = json.loads((demo / "camera.json").read_text())
+    (demo / "camera.json").write_text(json.dumps({**camera, "world_from_camera": matrix}))
+
+
 @pytest.mark.parametrize(
     ("breakage", "message"),
     [
@@ -111,17 +122,6 @@ def test_script_and_operator_give_the_same_report(
         ),
     ],
 )
-def _rename_block(demo: Path, name: str) -> None:
-    prompts = json.loads((demo / "prompts.json").read_text())
-    prompts["objects"][0]["name"] = prompts["task"]["object"] = name
-    (demo / "prompts.json").write_text(json.dumps(prompts))
-
-
-def _set_pose(demo: Path, matrix: list) -> None:
-    camera = json.loads((demo / "camera.json").read_text())
-    (demo / "camera.json").write_text(json.dumps({**camera, "world_from_camera": matrix}))
-
-
 def test_bad_input_cancels_and_leaves_the_scene(
     tiny_demo: Path, tmp_path: Path, empty_scene, breakage, message
 ) -> None:
