@@ -26,6 +26,7 @@ from ..real2gym_addon.scene import SceneDescription
 from ..real2gym_addon.segmentation.backends import SegmentationOptions
 from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME, write_overlays
 from . import properties
+from .mask_review import show_mask_reviews
 from .overlays import show_overlays
 from .reconstruction import build_from_report
 from .scene_guard import SceneGuard
@@ -79,6 +80,7 @@ def _write_into(scene: bpy.types.Scene, out_dir: Path, guard: SceneGuard, log: W
         state.video_fps = description.video.fps
         state.status = f"Loaded {description.video.frames} frames at {description.video.fps:g} fps"
         segmentation = description.segmentation
+        show_mask_reviews(scene, segmentation)
         state.segmentation_status = (
             f"{len(segmentation['objects'])} objects segmented ({segmentation['backend']})"
             if segmentation

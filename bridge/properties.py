@@ -96,6 +96,17 @@ class REAL2GYM_PG_object_prompt(bpy.types.PropertyGroup):
     )
 
 
+class REAL2GYM_PG_mask_review(bpy.types.PropertyGroup):
+    """Frames where an object's mask is doubtful (``segmentation/quality.py``): a person should look."""
+
+    object_name: bpy.props.StringProperty(name="Object", description="The object whose mask is doubtful")
+    first: bpy.props.IntProperty(name="First Frame", description="The first doubtful frame of the run")
+    last: bpy.props.IntProperty(name="Last Frame", description="The last doubtful frame of the run")
+    reason: bpy.props.StringProperty(
+        name="Reason", description="leak, merge, lost, appearance, drift, specks or low_contrast"
+    )
+
+
 class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     """Run settings and the last result, stored on the scene."""
 
@@ -146,6 +157,8 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     segmentation_status: bpy.props.StringProperty(
         name="Segmentation Status", description="What the last segmentation did"
     )
+    mask_reviews: bpy.props.CollectionProperty(type=REAL2GYM_PG_mask_review, name="Frames to Check")
+    active_mask_review_index: bpy.props.IntProperty(name="Active Frames to Check", min=0)
     prompts_dir: bpy.props.StringProperty(
         name="Prompts Folder", description="The demo folder the object prompts were loaded from"
     )
@@ -224,6 +237,7 @@ CLASSES = [
     REAL2GYM_PG_prompt_point,
     REAL2GYM_PG_object_prompt,
     REAL2GYM_PG_marker,
+    REAL2GYM_PG_mask_review,
     REAL2GYM_PG_scene,
     REAL2GYM_PG_object,
 ]

@@ -17,6 +17,7 @@ import bpy
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes import keyframe_checks, silhouette_ious
 from ..real2gym_addon.reverify import read_report
+from .mask_review import show_mask_reviews
 
 IOU_SPAN = 2
 """Frames either side of the selected keyframe whose silhouette IoU is shown."""
@@ -137,6 +138,7 @@ def load_review(scene: bpy.types.Scene, out_dir: str | Path = "") -> dict:
     folder = report_dir(scene, out_dir)
     report = read_report(folder)
     show_report(scene, report, folder)
+    show_mask_reviews(scene, report.get("segmentation"))
     return report
 
 

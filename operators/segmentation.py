@@ -13,6 +13,7 @@ from __future__ import annotations
 import bpy
 
 from ..bridge import prompts
+from ..bridge.mask_review import go_to_mask_review
 from ..real2gym_addon.errors import Real2GymError
 from ._running import RunOperator
 
@@ -96,10 +97,32 @@ class REAL2GYM_OT_segment(RunOperator, bpy.types.Operator):
     last_stage = "segment"
 
 
+class REAL2GYM_OT_go_to_mask_review(bpy.types.Operator):
+    """Go to the first frame of these doubtful masks, with the object's mask shown over the video"""
+
+    bl_idname = "real2gym.go_to_mask_review"
+    bl_label = "Go to Frames to Check"
+    bl_options = {"REGISTER"}
+
+    index: bpy.props.IntProperty(
+        name="Index", description="The entry of the list; -1: the selected one", default=-1
+    )
+
+    def execute(self, context):
+        state = context.scene.real2gym
+        try:
+            go_to_mask_review(context.scene, state.active_mask_review_index if self.index < 0 else self.index)
+        except Real2GymError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
 CLASSES = [
     REAL2GYM_OT_load_prompts,
     REAL2GYM_OT_save_prompts,
     REAL2GYM_OT_add_prompt,
     REAL2GYM_OT_remove_prompt,
     REAL2GYM_OT_segment,
+    REAL2GYM_OT_go_to_mask_review,
 ]

@@ -28,6 +28,19 @@ class REAL2GYM_UL_prompts(bpy.types.UIList):
         row.prop(item, "show_mask", text="", emboss=False, icon="HIDE_OFF" if item.show_mask else "HIDE_ON")
 
 
+class REAL2GYM_UL_mask_reviews(bpy.types.UIList):
+    """One row per run of doubtful frames: object, frames, reason, and a button to go there."""
+
+    bl_idname = "REAL2GYM_UL_mask_reviews"
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        row = layout.row(align=True)
+        row.label(text=item.object_name, icon="ERROR")
+        frames = f"{item.first}" if item.first == item.last else f"{item.first}-{item.last}"
+        row.label(text=f"{frames}  {item.reason.replace('_', ' ')}")
+        row.operator("real2gym.go_to_mask_review", text="", icon="PLAY", emboss=False).index = index
+
+
 class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
     """Choose the backend, edit the object prompts, segment and see the masks."""
 
@@ -88,6 +101,17 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
         row.operator("real2gym.segment", icon="MOD_MASK")
         if state.segmentation_status:
             layout.label(text=state.segmentation_status, icon="CHECKMARK")
+        if state.mask_reviews:
+            layout.label(text="Frames to Check (doubtful masks)")
+            layout.template_list(
+                "REAL2GYM_UL_mask_reviews",
+                "",
+                state,
+                "mask_reviews",
+                state,
+                "active_mask_review_index",
+                rows=3,
+            )
 
     def _draw_active(self, layout, state) -> None:
         if not 0 <= state.active_prompt_index < len(state.object_prompts):
@@ -104,4 +128,4 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
         layout.label(text=f"Points: {positive} on the object, {len(prompt.points) - positive} off it")
 
 
-CLASSES = [REAL2GYM_UL_prompts, REAL2GYM_PT_segmentation]
+CLASSES = [REAL2GYM_UL_prompts, REAL2GYM_UL_mask_reviews, REAL2GYM_PT_segmentation]

@@ -155,6 +155,33 @@ def test_segment_shows_masks_over_the_video(demo_scene, tmp_path: Path) -> None:
     assert [p.name for p in saved.real2gym.object_prompts] == ["block", "cup"]
 
 
+def test_doubtful_masks_are_listed_and_lead_to_their_frames(demo_scene, tmp_path: Path) -> None:
+    bpy.ops.real2gym.load_prompts()
+    assert bpy.ops.real2gym.segment() == {"FINISHED"}
+    state = demo_scene.real2gym
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    quality = importlib.import_module(f"{MODULE}.real2gym_addon.segmentation.quality")
+    ranges = [r for o in report["segmentation"]["objects"] for r in quality.flagged_ranges(o["frames"])]
+    assert len(state.mask_reviews) == len(ranges)  # the run's own flags, as the report holds them
+    # A report whose cup mask leaked on frames 3-6 and was lost on 9: two entries, in frame order.
+    section = report["segmentation"]
+    for entry in section["objects"]:
+        for frame in entry["frames"]:
+            frame["review"] = entry["name"] == "cup" and frame["frame"] in (3, 4, 5, 6, 9)
+            frame["reason"] = "leak" if frame["frame"] < 9 else "lost"
+    mask_review = _bridge("mask_review")
+    assert mask_review.show_mask_reviews(demo_scene, section) == 5
+    rows = [(r.object_name, r.first, r.last, r.reason) for r in state.mask_reviews]
+    assert rows == [("cup", 3, 6, "leak"), ("cup", 9, 9, "lost")]
+    state.object_prompts["cup"].show_mask = False
+    demo_scene.frame_set(0)
+    assert bpy.ops.real2gym.go_to_mask_review(index=1) == {"FINISHED"}
+    assert demo_scene.frame_current == 9 and state.object_prompts["cup"].show_mask
+    assert state.object_prompts[state.active_prompt_index].name == "cup"
+    with pytest.raises(RuntimeError, match="select a range in the Frames to Check list first"):
+        bpy.ops.real2gym.go_to_mask_review(index=7)
+
+
 def _read_png(path: Path):
     """An image as an ``HxWx4`` uint8 RGBA array, top row first (through Blender, no OpenCV here)."""
     import numpy as np
