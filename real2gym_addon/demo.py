@@ -19,7 +19,7 @@ import numpy as np
 from .depth import check_depth_images
 from .errors import DemoFolderError, WarningLog
 from .prompts import ObjectPrompt, Task, parse_prompts
-from .trajectory import TrajectorySamples, read_trajectory
+from .trajectory import MAX_POSITION, TrajectorySamples, read_trajectory
 from .video import Video, find_video, open_video
 
 MIN_IMAGE_SIDE = 16
@@ -28,8 +28,6 @@ MAX_IMAGE_SIDE = 8192
 MIN_FRAMES = 2
 MAX_VIDEO_PIXELS = 1_500_000_000
 """Frames x width x height: the segmenter keeps the frames in memory (3 bytes a pixel)."""
-MAX_DISTANCE = 100.0
-"""Metres: a camera or gripper position farther than this from the origin is a unit mistake."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,7 +179,7 @@ def check_rigid_transform(matrix, where: str, tolerance: float = 1e-3) -> None:
 
     The rotation must be orthonormal with determinant +1 and the last row
     ``0 0 0 1``, within ``tolerance`` (ordinary float noise of a pose written
-    with 6 digits passes). Translations beyond :data:`MAX_DISTANCE` are refused.
+    with 6 digits passes). Translations beyond :data:`MAX_POSITION` are refused.
 
     Args:
         matrix: 4x4 numbers, row-major.
@@ -207,10 +205,10 @@ def check_rigid_transform(matrix, where: str, tolerance: float = 1e-3) -> None:
         raise DemoFolderError(
             f"{where}: the rotation is a reflection (determinant -1); flip one axis to make it right-handed"
         )
-    if np.linalg.norm(m[:3, 3]) > MAX_DISTANCE:
+    if np.linalg.norm(m[:3, 3]) > MAX_POSITION:
         raise DemoFolderError(
             f"{where}: the camera is {np.linalg.norm(m[:3, 3]):.3g} m from the world origin; "
-            f"expected under {MAX_DISTANCE:g} m (translations are in metres)"
+            f"expected under {MAX_POSITION:g} m (translations are in metres)"
         )
 
 

@@ -26,7 +26,7 @@ QUATERNION_TOLERANCE = 0.01
 MAX_GRIPPER_WIDTH = 0.2
 """Metres: the widest finger gap a ``gripper_width_m`` may give."""
 MAX_POSITION = 100.0
-"""Metres from the frame's origin; farther is a unit mistake."""
+"""Metres from the frame's origin (a gripper's, or camera.json's camera); farther is a unit mistake."""
 HELD_GAP_S = 0.5
 """Seconds at the start or end of the video a recording may miss (held at its first or last sample)."""
 FULL_OPENING = 0.08
