@@ -1,7 +1,8 @@
 """The object prompts being edited in a scene, and the demo folder's prompts.json.
 
 ``scene.real2gym.object_prompts`` is an editable copy of prompts.json's
-objects: :func:`load_prompts` fills it from the demo folder, :func:`save_prompts`
+objects, each with its corrections (prompts on later frames that re-seed its
+mask from there on): :func:`load_prompts` fills it from the demo folder, :func:`save_prompts`
 writes it back (atomically, keeping the task and the fields it does not know,
 with a one-time backup ``prompts.json.orig``). The collection remembers the
 folder it came from (``prompts_dir``), so that prompts are never written into
@@ -16,7 +17,7 @@ from pathlib import Path
 import bpy
 
 from ..real2gym_addon.errors import DemoFolderError
-from ..real2gym_addon.prompts import ObjectPrompt
+from ..real2gym_addon.prompts import Correction, ObjectPrompt
 from ..real2gym_addon.prompts_file import read_prompts_file, save_prompts_file
 from ..real2gym_addon.segmentation.overlay import default_color
 
@@ -37,17 +38,30 @@ def scene_demo_dir(scene: bpy.types.Scene) -> Path:
     return Path(bpy.path.abspath(demo_dir))
 
 
+def _set_points(item, points: Sequence[tuple[float, float, int]]) -> None:
+    item.points.clear()
+    for x, y, label in points:
+        point = item.points.add()
+        point.x, point.y, point.label = x, y, label
+
+
 def _fill(item, prompt: ObjectPrompt, index: int) -> None:
     item.name = prompt.name
     item.source_name = prompt.name
     item.frame = prompt.frame
     item.box = prompt.box
     item.shape, item.role = prompt.shape, prompt.role
-    item.points.clear()
-    for x, y, label in prompt.points:
-        point = item.points.add()
-        point.x, point.y, point.label = x, y, label
+    _set_points(item, prompt.points)
+    item.corrections.clear()
+    for correction in prompt.corrections:
+        added = item.corrections.add()
+        added.frame, added.box = correction.frame, correction.box
+        _set_points(added, correction.points)
     item.color = default_color(index)
+
+
+def _points(item) -> tuple[tuple[float, float, int], ...]:
+    return tuple((p.x, p.y, p.label) for p in item.points)
 
 
 def load_prompts(scene: bpy.types.Scene, demo_dir: str | Path | None = None) -> int:
@@ -75,16 +89,21 @@ def load_prompts(scene: bpy.types.Scene, demo_dir: str | Path | None = None) -> 
 
 
 def prompt_edits(scene: bpy.types.Scene) -> list[tuple[ObjectPrompt, str | None]]:
-    """The scene's object prompts as plain records, each with the name it had in prompts.json."""
+    """The scene's object prompts as plain records, each with the name it had in prompts.json.
+
+    The corrections are as listed (in any order); :func:`~real2gym_addon.prompts_file.save_prompts_file`
+    writes the earliest of an object's prompts as its main one.
+    """
     edits = []
     for item in scene.real2gym.object_prompts:
         prompt = ObjectPrompt(
             name=item.name.strip(),
             frame=item.frame,
             box=tuple(item.box),
-            points=tuple((p.x, p.y, p.label) for p in item.points),
+            points=_points(item),
             shape=item.shape,
             role=item.role,
+            corrections=tuple(Correction(c.frame, tuple(c.box), _points(c)) for c in item.corrections),
         )
         edits.append((prompt, item.source_name or None))
     return edits
@@ -184,30 +203,80 @@ def remove_prompt(scene: bpy.types.Scene, index: int) -> None:
     state.active_prompt_index = min(state.active_prompt_index, max(len(state.object_prompts) - 1, 0))
 
 
+def has_box(prompt) -> bool:
+    """Whether an object prompt (or a correction) has a box drawn (a new prompt has none)."""
+    return prompt.box[2] > prompt.box[0] and prompt.box[3] > prompt.box[1]
+
+
+def prompt_on_frame(prompt, frame: int):
+    """The object's prompt drawn on ``frame``: itself (its main prompt), one of its corrections, or None."""
+    if prompt.frame == frame:
+        return prompt
+    return next((c for c in prompt.corrections if c.frame == frame), None)
+
+
 def set_drawn_prompt(
     prompt,
     frame: int,
     box: Sequence[float] | None,
     points: Sequence[tuple[float, float, int]],
-) -> None:
+):
     """Stores a box and points drawn in the camera view into an object prompt.
+
+    On the prompt's own frame (or when it has no box yet) they become its main
+    prompt. On another frame they become a correction on that frame (a new one,
+    or the one already there): the object's mask is re-seeded from that frame on.
 
     Args:
         prompt: The object prompt to change.
         frame: The video frame they were drawn on.
         box: ``(x0, y0, x1, y1)`` in video pixels (x right, y down), or None
-            to keep the prompt's box (only on its own frame).
-        points: ``(x, y, label)`` in video pixels; they replace the prompt's points.
+            to keep the box of the prompt already on that frame.
+        points: ``(x, y, label)`` in video pixels; they replace that prompt's points.
+
+    Returns:
+        What was changed: ``prompt`` itself, or the correction.
 
     Raises:
-        ValueError: No box was drawn on a frame other than the prompt's.
+        ValueError: No box was drawn on a frame that has no prompt of this object yet.
     """
-    if box is None and frame != prompt.frame:
-        raise ValueError(f"draw a box on frame {frame}: the prompt's box is on frame {prompt.frame}")
-    prompt.frame = frame
+    target = prompt_on_frame(prompt, frame)
+    if target is None and not has_box(prompt):
+        target = prompt  # a new object prompt: this is its first box
+    if box is None and (target is None or not has_box(target)):
+        raise ValueError(
+            f"draw a box on frame {frame}: '{prompt.name}' has no prompt there "
+            f"(its box is on frame {prompt.frame})"
+        )
+    if target is None:
+        target = prompt.corrections.add()
+    target.frame = frame
     if box is not None:
-        prompt.box = box
-    prompt.points.clear()
-    for x, y, label in points:
-        point = prompt.points.add()
-        point.x, point.y, point.label = x, y, label
+        target.box = box
+    _set_points(target, points)
+    return target
+
+
+def remove_correction(scene: bpy.types.Scene, prompt_index: int, index: int) -> int:
+    """Removes one correction of an object prompt (nothing is written until saved).
+
+    Args:
+        scene: The scene whose ``real2gym.object_prompts`` holds the object.
+        prompt_index: The object prompt's place in the list.
+        index: The correction's place in the object's ``corrections``.
+
+    Returns:
+        The frame the removed correction was on.
+
+    Raises:
+        IndexError: There is no such object prompt or correction.
+    """
+    state = scene.real2gym
+    if not 0 <= prompt_index < len(state.object_prompts):
+        raise IndexError(f"no object prompt number {prompt_index}")
+    prompt = state.object_prompts[prompt_index]
+    if not 0 <= index < len(prompt.corrections):
+        raise IndexError(f"'{prompt.name}' has no correction number {index}")
+    frame = prompt.corrections[index].frame
+    prompt.corrections.remove(index)
+    return frame

@@ -58,6 +58,20 @@ class REAL2GYM_PG_prompt_point(bpy.types.PropertyGroup):
     )
 
 
+class REAL2GYM_PG_prompt_correction(bpy.types.PropertyGroup):
+    """A correction: a further box (and points) for the object on a later frame; its mask is
+    re-seeded from there on (prompts.json's ``prompts`` list)."""
+
+    frame: bpy.props.IntProperty(name="Frame", description="The video frame the box is drawn on", min=0)
+    box: bpy.props.FloatVectorProperty(
+        name="Box",
+        description="x0, y0, x1, y1 in video pixels (x right, y down from the top-left corner)",
+        size=4,
+        min=0.0,
+    )
+    points: bpy.props.CollectionProperty(type=REAL2GYM_PG_prompt_point, name="Points")
+
+
 class REAL2GYM_PG_object_prompt(bpy.types.PropertyGroup):
     """One object of prompts.json: what to segment, and how to show its masks.
 
@@ -75,6 +89,11 @@ class REAL2GYM_PG_object_prompt(bpy.types.PropertyGroup):
         min=0.0,
     )
     points: bpy.props.CollectionProperty(type=REAL2GYM_PG_prompt_point, name="Points")
+    corrections: bpy.props.CollectionProperty(
+        type=REAL2GYM_PG_prompt_correction,
+        name="Corrections",
+        description="Boxes on later frames that correct the object's mask from their frame on",
+    )
     shape: bpy.props.EnumProperty(
         name="Shape", items=[(s, s.title(), f"Fit as {s}") for s in SHAPES], default="auto"
     )
@@ -235,6 +254,7 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
 
 CLASSES = [
     REAL2GYM_PG_prompt_point,
+    REAL2GYM_PG_prompt_correction,
     REAL2GYM_PG_object_prompt,
     REAL2GYM_PG_marker,
     REAL2GYM_PG_mask_review,

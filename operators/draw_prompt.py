@@ -2,10 +2,12 @@
 
 ``real2gym.draw_prompt_box`` is modal: drag with the left mouse button to draw
 the box, Shift+click to add a point on the object, Ctrl+click a point off it,
-Enter or right-click to store them in the active object prompt (on the current
-frame), Esc to leave it unchanged. The drawing is shown live by a
-``POST_PIXEL`` draw handler, removed on every way out. View navigation (wheel,
-middle mouse, trackpad) still works while drawing.
+Enter or right-click to store them in the active object prompt, Esc to leave it
+unchanged. On the object's prompt frame they redraw its prompt; on another frame
+they become a correction there (its mask is re-seeded from that frame on).
+``real2gym.remove_correction`` removes a correction. The drawing is shown live
+by a ``POST_PIXEL`` draw handler, removed on every way out. View navigation
+(wheel, middle mouse, trackpad) still works while drawing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..bridge.camera_view import (
     video_pixel_to_region,
 )
 from ..bridge.overlays import video_camera
-from ..bridge.prompts import set_drawn_prompt
+from ..bridge.prompts import has_box, prompt_on_frame, remove_correction, set_drawn_prompt
 
 HELP = (
     "Drag: box  |  Shift+Click: point on the object  |  Ctrl+Click: point off it  |  "
@@ -147,16 +149,18 @@ class REAL2GYM_OT_draw_prompt_box(bpy.types.Operator):
         prompt = _active_prompt(context)
         self._prompt_name = prompt.name
         render = context.scene.render
-        on_frame = prompt.frame == context.scene.frame_current and prompt.box[2] > prompt.box[0]
+        frame = context.scene.frame_current
+        here = prompt_on_frame(prompt, frame)
         self._drawing = _Drawing(
             area_pointer=area.as_pointer(),
             width=render.resolution_x,
             height=render.resolution_y,
             color=tuple(prompt.color),
-            old_box=tuple(prompt.box) if on_frame else None,
+            old_box=tuple(here.box) if here is not None and has_box(here) else None,
         )
         self._handle = bpy.types.SpaceView3D.draw_handler_add(_draw, (self._drawing,), "WINDOW", "POST_PIXEL")
-        area.header_text_set(f"'{prompt.name}', frame {context.scene.frame_current}:  {HELP}")
+        kind = "correction, " if here is not prompt and has_box(prompt) else ""
+        area.header_text_set(f"'{prompt.name}', {kind}frame {frame}:  {HELP}")
         context.window_manager.modal_handler_add(self)
         area.tag_redraw()
         return {"RUNNING_MODAL"}
@@ -240,14 +244,15 @@ class REAL2GYM_OT_draw_prompt_box(bpy.types.Operator):
             return {"CANCELLED"}
         frame = context.scene.frame_current
         try:
-            set_drawn_prompt(prompt, frame, drawing.box, drawing.points)
+            changed = set_drawn_prompt(prompt, frame, drawing.box, drawing.points)
         except ValueError as e:
             self.report({"WARNING"}, str(e))
             return {"RUNNING_MODAL"}
         self._clean_up(context)
-        x0, y0, x1, y1 = prompt.box
+        x0, y0, x1, y1 = changed.box
+        kind = "" if changed is prompt else "correction "
         self.report(
-            {"INFO"}, f"'{prompt.name}' on frame {frame}: box [{x0:.0f}, {y0:.0f}, {x1:.0f}, {y1:.0f}]"
+            {"INFO"}, f"'{prompt.name}' {kind}on frame {frame}: box [{x0:.0f}, {y0:.0f}, {x1:.0f}, {y1:.0f}]"
         )
         return {"FINISHED"}
 
@@ -267,4 +272,30 @@ class REAL2GYM_OT_draw_prompt_box(bpy.types.Operator):
         self._clean_up(context)
 
 
-CLASSES = [REAL2GYM_OT_draw_prompt_box]
+class REAL2GYM_OT_remove_correction(bpy.types.Operator):
+    """Remove this correction of the object's mask (prompts.json changes when saved)"""
+
+    bl_idname = "real2gym.remove_correction"
+    bl_label = "Remove Correction"
+    bl_options = {"REGISTER", "UNDO"}
+
+    index: bpy.props.IntProperty(
+        name="Index", description="The correction's place in the object's list", min=0
+    )
+    prompt_index: bpy.props.IntProperty(
+        name="Object", description="The object prompt's place in the list; -1: the selected one", default=-1
+    )
+
+    def execute(self, context):
+        state = context.scene.real2gym
+        prompt_index = state.active_prompt_index if self.prompt_index < 0 else self.prompt_index
+        try:
+            frame = remove_correction(context.scene, prompt_index, self.index)
+        except IndexError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Removed the correction on frame {frame}")
+        return {"FINISHED"}
+
+
+CLASSES = [REAL2GYM_OT_draw_prompt_box, REAL2GYM_OT_remove_correction]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from ..bridge.prompts import has_box, prompt_on_frame
 from ..bridge.segmentation import backend_availability, segmentation_options
 from ._sidebar import SidebarPanel, wrapped_label
 
@@ -85,6 +86,7 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
         files.operator("real2gym.load_prompts", icon="IMPORT")
         files.operator("real2gym.save_prompts", icon="EXPORT")
         layout.operator("real2gym.draw_prompt_box", icon="SELECT_SET")
+        self._draw_correction_hint(layout, state, context.scene.frame_current)
         space = context.space_data
         if space is not None and space.type == "VIEW_3D" and space.region_3d.view_perspective != "CAMERA":
             hint = layout.row()
@@ -113,6 +115,17 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
                 rows=3,
             )
 
+    @staticmethod
+    def _draw_correction_hint(layout, state, frame: int) -> None:
+        """Says that drawing on this frame adds a correction rather than moving the prompt."""
+        if not 0 <= state.active_prompt_index < len(state.object_prompts):
+            return
+        prompt = state.object_prompts[state.active_prompt_index]
+        if has_box(prompt) and prompt_on_frame(prompt, frame) is None:
+            hint = layout.row()
+            hint.enabled = False
+            hint.label(text="Draw Box here adds a correction", icon="INFO")
+
     def _draw_active(self, layout, state) -> None:
         if not 0 <= state.active_prompt_index < len(state.object_prompts):
             return
@@ -126,6 +139,13 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
         kind.prop(prompt, "shape", text="")
         positive = sum(1 for p in prompt.points if p.label)
         layout.label(text=f"Points: {positive} on the object, {len(prompt.points) - positive} off it")
+        if prompt.corrections:
+            column = layout.column(align=True)
+            column.label(text="Corrections (mask re-seeded from)")
+            for index, correction in enumerate(prompt.corrections):
+                row = column.row(align=True)
+                row.label(text=f"frame {correction.frame}", icon="SELECT_SET")
+                row.operator("real2gym.remove_correction", text="", icon="X").index = index
 
 
 CLASSES = [REAL2GYM_UL_prompts, REAL2GYM_UL_mask_reviews, REAL2GYM_PT_segmentation]

@@ -1,7 +1,9 @@
 """The object prompts and the task of a demo (``prompts.json``).
 
 Each object has a box (and optional points) on one frame, a shape hint and a
-role; the task names which object goes where. :func:`load_prompts` checks them
+role; the task names which object goes where. An object may carry more prompts
+on later frames (``"prompts": [{"frame", "box", "points"}, ...]``): corrections
+that re-seed its mask from their frame on. :func:`parse_prompts` checks them
 against the video: the frame exists, the box lies on the image.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .errors import DemoFolderError, WarningLog
@@ -24,16 +27,34 @@ MIN_BOX_SIDE = 4.0
 
 
 @dataclasses.dataclass(frozen=True)
+class Correction:
+    """A further prompt for an object, on a later frame: its mask is re-seeded from there on.
+
+    Attributes:
+        frame: The video frame (0-based) the box and points are drawn on.
+        box: ``(x0, y0, x1, y1)`` in pixels on that frame, clipped to the image.
+        points: ``(x, y, label)`` triples in pixels; label 1 = on the object.
+    """
+
+    frame: int
+    box: tuple[float, float, float, float]
+    points: tuple[tuple[float, float, int], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ObjectPrompt:
     """What to segment for one object, as given in prompts.json.
 
     Attributes:
         name: The object's name, unique in the demo.
-        frame: The video frame (0-based) the box and points are drawn on.
+        frame: The video frame (0-based) the box and points are drawn on: the
+            object's earliest prompt, the one its mask starts from.
         box: ``(x0, y0, x1, y1)`` in pixels on that frame, clipped to the image.
         points: ``(x, y, label)`` triples in pixels; label 1 = on the object.
         shape: One of :data:`SHAPES`.
         role: One of :data:`ROLES`.
+        corrections: Prompts on later frames, in frame order; each re-seeds the
+            object's mask from its frame on (frames before it keep theirs).
     """
 
     name: str
@@ -42,6 +63,38 @@ class ObjectPrompt:
     points: tuple[tuple[float, float, int], ...] = ()
     shape: str = "auto"
     role: str = "manipulated"
+    corrections: tuple[Correction, ...] = ()
+
+    @property
+    def prompts(self) -> tuple[Correction, ...]:
+        """All the object's prompts in frame order, the main one first."""
+        return (Correction(self.frame, self.box, self.points), *self.corrections)
+
+    @classmethod
+    def from_prompts(
+        cls, name: str, prompts: Sequence[Correction], shape: str = "auto", role: str = "manipulated"
+    ) -> ObjectPrompt:
+        """An object prompt from all its prompts, in any order: the earliest is the main one.
+
+        Args:
+            name: The object's name.
+            prompts: At least one; each a frame's box and points (video pixels).
+            shape: One of :data:`SHAPES`.
+            role: One of :data:`ROLES`.
+
+        Raises:
+            DemoFolderError: No prompt, or two on one frame; the message names the object.
+        """
+        if not prompts:
+            raise DemoFolderError(f"object '{name}' has no prompt: draw a box around it on one frame")
+        ordered = sorted(prompts, key=lambda p: p.frame)
+        for before, after in zip(ordered, ordered[1:], strict=False):
+            if before.frame == after.frame:
+                raise DemoFolderError(
+                    f"object '{name}' has two prompts on frame {after.frame}; keep one of them"
+                )
+        main = ordered[0]
+        return cls(name, main.frame, main.box, main.points, shape, role, tuple(ordered[1:]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +128,10 @@ def parse_object(
 ) -> ObjectPrompt:
     """Checks one entry of prompts.json's ``objects``.
 
+    The entry's prompts are its ``frame``, ``box`` and ``points`` and each entry
+    of its ``prompts`` list (either may be absent, not both); the earliest is the
+    main prompt, the others are corrections.
+
     Args:
         entry: The parsed JSON entry.
         index: Its place in the list (for messages).
@@ -85,7 +142,8 @@ def parse_object(
         log: Receives warnings.
 
     Raises:
-        DemoFolderError: A field is missing or invalid; the message names the object.
+        DemoFolderError: A field is missing or invalid; the message names the
+            object (and the entry of ``prompts``).
     """
     if not isinstance(entry, dict):
         raise DemoFolderError(f"prompts.json: objects[{index}] must be a JSON object")
@@ -94,6 +152,43 @@ def parse_object(
         raise DemoFolderError(f"prompts.json: objects[{index}] needs a non-empty 'name'")
     check_object_name(name, f"prompts.json, objects[{index}]", DemoFolderError)
     where = f"prompts.json, object '{name}'"
+    listed = entry.get("prompts")
+    if listed is not None and not isinstance(listed, list):
+        raise DemoFolderError(
+            f"{where}: 'prompts' must be a list of prompts, each with 'frame' and 'box', "
+            f"got a {type(listed).__name__}"
+        )
+    prompts: dict[int, Correction] = {}
+    if not listed or any(key in entry for key in ("frame", "box", "points")):
+        main = _parse_prompt(entry, where, name, video, log, needs_frame=False)
+        prompts[main.frame] = main
+    for p_index, item in enumerate(listed or []):
+        here = f"{where}, prompts[{p_index}]"
+        if not isinstance(item, dict):
+            raise DemoFolderError(f"{here}: must be a JSON object with 'frame' and 'box'")
+        prompt = _parse_prompt(item, here, name, video, log, needs_frame=True)
+        if prompt.frame in prompts:
+            raise DemoFolderError(
+                f"{here}: the object already has a prompt on frame {prompt.frame}; "
+                "give each frame one prompt (its box and points together)"
+            )
+        prompts[prompt.frame] = prompt
+    shape = entry.get("shape", "auto")
+    if shape not in SHAPES:
+        raise DemoFolderError(f"{where}: unknown shape {shape!r}; use one of {', '.join(SHAPES)}")
+    role = entry.get("role", "manipulated")
+    if role not in ROLES:
+        raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
+    return ObjectPrompt.from_prompts(name, list(prompts.values()), shape, role)
+
+
+def _parse_prompt(
+    entry: dict, where: str, name: str, video: tuple[int, int, int] | None, log: WarningLog | None,
+    needs_frame: bool,
+) -> Correction:  # fmt: skip
+    """One prompt (``frame``, ``box``, ``points``) of an object, checked as :func:`parse_object` says."""
+    if needs_frame and "frame" not in entry:
+        raise DemoFolderError(f"{where}: needs a 'frame' (the frame the box is drawn on)")
     frame = entry.get("frame", 0)
     if isinstance(frame, bool) or not isinstance(frame, int):
         raise DemoFolderError(f"{where}: 'frame' must be a whole frame number, got {frame!r}")
@@ -118,13 +213,7 @@ def parse_object(
                 f"{where}: point {list(point)} on frame {frame} lies outside the {video[1]}x{video[2]} image"
             )
         points.append((values[0], values[1], int(values[2])))
-    shape = entry.get("shape", "auto")
-    if shape not in SHAPES:
-        raise DemoFolderError(f"{where}: unknown shape {shape!r}; use one of {', '.join(SHAPES)}")
-    role = entry.get("role", "manipulated")
-    if role not in ROLES:
-        raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
-    return ObjectPrompt(name=name, frame=frame, box=box, points=tuple(points), shape=shape, role=role)
+    return Correction(frame=frame, box=box, points=tuple(points))
 
 
 def _box_on_image(box, given, frame: int, video, where: str, name: str, log: WarningLog | None):

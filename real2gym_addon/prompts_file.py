@@ -4,8 +4,9 @@
 image or a frame past the video's end still loads, so that it can be fixed in
 an editor; :func:`~real2gym_addon.demo.load_demo` checks them against the video
 when a run starts). :func:`save_prompts_file` merges edited prompts into the
-file: the task, every field it does not know (per object and at the top level)
-and the file's other content stay as they were. It keeps a one-time backup
+file: the task, every field it does not know (per object, per entry of an
+object's ``prompts`` list, and at the top level) and the file's other content
+stay as they were; an object's corrections are its ``prompts`` list. It keeps a one-time backup
 ``prompts.json.orig`` of the file as it was before its first overwrite and
 writes atomically, so a reader never sees half a file.
 """
@@ -22,7 +23,7 @@ from typing import Any
 from .demo import read_json as _read_json
 from .errors import DemoFolderError, OutputError
 from .files import write_json_atomic
-from .prompts import ObjectPrompt, parse_object
+from .prompts import Correction, ObjectPrompt, parse_object
 
 PROMPTS_NAME = "prompts.json"
 BACKUP_SUFFIX = ".orig"
@@ -61,6 +62,25 @@ def _number(value: float) -> float | int:
     return int(value) if value.is_integer() else value
 
 
+def _set_prompt(entry: dict, prompt: Correction) -> dict:
+    """``entry`` with the prompt's ``frame``, ``box`` and ``points`` (its other fields kept)."""
+    entry.update(frame=int(prompt.frame), box=[_number(v) for v in prompt.box])
+    if prompt.points:
+        entry["points"] = [[_number(x), _number(y), int(label)] for x, y, label in prompt.points]
+    else:
+        entry.pop("points", None)
+    return entry
+
+
+def _prompt_list(old: Any, prompts: Sequence[Correction]) -> list[dict]:
+    """The ``prompts`` list of an object; an entry keeps the unknown fields of the old one on its frame."""
+    known = {}
+    for item in old if isinstance(old, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("frame"), int):
+            known.setdefault(item["frame"], item)
+    return [_set_prompt(dict(known.get(p.frame, {})), p) for p in prompts]
+
+
 def _merged(data: dict, edits: Sequence[tuple[ObjectPrompt, str | None]]) -> dict:
     known = {}
     for entry in data.get("objects") or []:
@@ -69,17 +89,21 @@ def _merged(data: dict, edits: Sequence[tuple[ObjectPrompt, str | None]]) -> dic
     objects, renamed = [], {}
     for prompt, previous in edits:
         entry = dict(known.get(previous or prompt.name, {}))
-        entry.update(
-            name=prompt.name,
-            frame=int(prompt.frame),
-            box=[_number(v) for v in prompt.box],
-            shape=prompt.shape,
-            role=prompt.role,
-        )
-        if prompt.points:
-            entry["points"] = [[_number(x), _number(y), int(label)] for x, y, label in prompt.points]
+        # An object written as a list of prompts only stays so; otherwise the main prompt is the
+        # single frame/box/points and the corrections are the list.
+        listed_only = "box" not in entry and isinstance(entry.get("prompts"), list) and entry["prompts"]
+        entry.update(name=prompt.name)
+        if listed_only:
+            for key in ("frame", "box", "points"):
+                entry.pop(key, None)
+            entry["prompts"] = _prompt_list(entry["prompts"], prompt.prompts)
         else:
-            entry.pop("points", None)
+            _set_prompt(entry, prompt.prompts[0])
+            if prompt.corrections:
+                entry["prompts"] = _prompt_list(entry.get("prompts"), prompt.corrections)
+            else:
+                entry.pop("prompts", None)
+        entry.update(shape=prompt.shape, role=prompt.role)
         objects.append(entry)
         if previous and previous != prompt.name:
             renamed[previous] = prompt.name
@@ -118,15 +142,19 @@ def save_prompts_file(demo_dir: Path | str, edits: Sequence[tuple[ObjectPrompt, 
     Args:
         demo_dir: The demo folder.
         edits: Per object, its prompt (box and points in video pixels, x right,
-            y down) and the name it had in the file (None for a new object).
+            y down; its corrections in any order, the earliest of all its
+            prompts is written as the main one) and the name it had in the
+            file (None for a new object).
 
     Returns:
         True when the file was written.
 
     Raises:
-        DemoFolderError: Two objects share a name, or a name is empty.
+        DemoFolderError: Two objects share a name, a name is empty, or an
+            object has two prompts on one frame.
         OutputError: The demo folder cannot be written.
     """
+    edits = [(ObjectPrompt.from_prompts(p.name, p.prompts, p.shape, p.role), old) for p, old in edits]
     names = [prompt.name for prompt, _ in edits]
     if any(not name.strip() for name in names):
         raise DemoFolderError("every object prompt needs a name")

@@ -184,8 +184,7 @@ class ClassicalSegmenter(VideoSegmenter):
     def __init__(self, flow_preset: int = cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST) -> None:
         self._frames: list[np.ndarray] = []
         self._depth: list[np.ndarray | None] = []
-        self._prompts: dict[int, Prompt] = {}
-        self._first: dict[int, _Track] = {}
+        self._seeds: dict[tuple[int, int], _Track] = {}  # (object id, frame) -> the track a prompt starts
         self._flow = cv2.DISOpticalFlow_create(flow_preset)
 
     def init_state(
@@ -193,9 +192,16 @@ class ClassicalSegmenter(VideoSegmenter):
     ) -> None:
         self._frames = list(frames)
         self._depth = list(depth) if depth is not None else [None] * len(self._frames)
-        self._prompts, self._first = {}, {}
+        self._seeds = {}
 
     def add_prompt(self, object_id: int, prompt: Prompt) -> ObjectMask:
+        """Seeds the object's track on the prompt's frame (see :meth:`VideoSegmenter.add_prompt`).
+
+        An object may be prompted on several frames: propagation restarts its
+        track from each prompt's seed when it reaches that frame (a later prompt
+        corrects the mask from its frame on); a second prompt on the same frame
+        replaces the first.
+        """
         image, depth = self._frames[prompt.frame], self._depth[prompt.frame]
         mask = initial_mask(image, prompt, depth)
         bins = colour_bins(image)
@@ -223,8 +229,7 @@ class ClassicalSegmenter(VideoSegmenter):
             track.box, track.confidence = _bbox(track.mask), confidence
             track.foreground = _histogram(bins, track.mask)
             track.reference_area = float(region.sum())
-        self._prompts[object_id] = prompt
-        self._first[object_id] = track
+        self._seeds[object_id, prompt.frame] = track
         return ObjectMask(track.mask, track.confidence)
 
     def propagate(
@@ -234,9 +239,9 @@ class ClassicalSegmenter(VideoSegmenter):
         end = -1 if reverse else len(self._frames)
         tracks: dict[int, _Track] = {}
         for frame in range(start_frame, end, step):
-            for object_id, prompt in self._prompts.items():
-                if prompt.frame == frame:
-                    tracks[object_id] = dataclasses.replace(self._first[object_id])
+            for (object_id, seed_frame), seed in self._seeds.items():
+                if seed_frame == frame:  # the object's first prompt, or a correction: (re)start from it
+                    tracks[object_id] = dataclasses.replace(seed)
             results = {}
             for object_id, track in tracks.items():
                 if track.frame != frame:

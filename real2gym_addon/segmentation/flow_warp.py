@@ -44,7 +44,7 @@ class FlowWarpSegmenter(VideoSegmenter):
     def __init__(self) -> None:
         self._frames: list[np.ndarray] = []
         self._gray: list[np.ndarray] = []
-        self._prompts: dict[int, tuple[Prompt, np.ndarray]] = {}
+        self._seeds: dict[tuple[int, int], np.ndarray] = {}  # (object id, frame) -> the prompt's mask
         self._flow = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_FAST)
 
     def init_state(
@@ -52,11 +52,13 @@ class FlowWarpSegmenter(VideoSegmenter):
     ) -> None:
         self._frames = list(frames)
         self._gray = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in self._frames]
-        self._prompts = {}
+        self._seeds = {}
 
     def add_prompt(self, object_id: int, prompt: Prompt) -> ObjectMask:
+        """Seeds the object's mask on the prompt's frame; with prompts on several frames the
+        warped mask is replaced by each prompt's own when propagation reaches its frame."""
         mask = initial_mask(self._frames[prompt.frame], prompt)
-        self._prompts[object_id] = (prompt, mask)
+        self._seeds[object_id, prompt.frame] = mask
         return ObjectMask(mask, 1.0)
 
     def propagate(
@@ -68,7 +70,7 @@ class FlowWarpSegmenter(VideoSegmenter):
         for frame in range(start_frame, end, step):
             for object_id, mask in list(current.items()):
                 current[object_id] = warp_mask(mask, self._gray[frame - step], self._gray[frame], self._flow)
-            for object_id, (prompt, mask) in self._prompts.items():
-                if prompt.frame == frame:
+            for (object_id, seed_frame), mask in self._seeds.items():
+                if seed_frame == frame:
                     current[object_id] = mask
             yield frame, {i: ObjectMask(m, 1.0 if m.any() else 0.0) for i, m in current.items()}

@@ -106,7 +106,7 @@ def _hue_histogram(image: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
     if _area(mask) < _VISIBLE:
         return None
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    hist = cv2.calcHist([hsv], [0, 1, 2], mask.astype(np.uint8), [12, 4, 4], [0, 180, 0, 256, 0, 256])
+    hist = cv2.calcHist([hsv], [0, 1], mask.astype(np.uint8), [12, 4], [0, 180, 0, 256])  # no value: shade
     return cv2.normalize(hist, hist, 1.0, 0.0, cv2.NORM_L1)
 
 
@@ -298,7 +298,7 @@ def assess(
     frames: Sequence[np.ndarray],
     depth: Sequence[np.ndarray | None] | None,
     roles: Sequence[str],
-    prompt_frames: Sequence[int],
+    prompt_frames: Sequence[int | Sequence[int]],
 ) -> list[Doubt]:
     """Checks every object's masks together and says where they are doubtful.
 
@@ -308,32 +308,46 @@ def assess(
         frames: The video, ``HxWx3`` uint8 BGR at the masks' size.
         depth: Per frame ``HxW`` float32 metres (0 = none), or None.
         roles: Per object, its role from prompts.json.
-        prompt_frames: Per object, the frame it was prompted on.
+        prompt_frames: Per object, the frame it was prompted on, or all its prompt frames
+            (corrections): each frame is judged against the latest prompt at or before it.
 
     Returns:
         Per object, the corrected masks, capped confidences and review flags.
     """
     count, frame_count = len(masks), len(frames)
     depth = depth if depth is not None else [None] * frame_count
-    reference = [masks[o][prompt_frames[o]].copy() for o in range(count)]
-    reference_area = [max(_area(m), 1) for m in reference]
-    reference_colours = [_hue_histogram(frames[prompt_frames[o]], reference[o]) for o in range(count)]
+    anchors = [sorted({p} if isinstance(p, int) else set(p)) for p in prompt_frames]
+    references = {
+        (o, f): (masks[o][f].copy(), max(_area(masks[o][f]), 1), _hue_histogram(frames[f], masks[o][f]))
+        for o in range(count)
+        for f in anchors[o]
+    }
     static = [roles[o] in STATIC_ROLES for o in range(count)]
     # In front when depth cannot tell: moved objects over static ones, then the smaller.
-    order = sorted(range(count), key=lambda o: (static[o], reference_area[o]))
+    order = sorted(range(count), key=lambda o: (static[o], references[o, anchors[o][0]][1]))
     order = [order.index(o) for o in range(count)]
     views = _Frames(frames)
     shifts = [(0, 0)] * count
     out = [Doubt([], [], [], []) for _ in range(count)]
     last_seen: list[int | None] = [None] * count
+    anchor_now = [anchors[o][0] for o in range(count)]
     for frame in range(frame_count):
         current = [masks[o][frame].copy() for o in range(count)]
         conf = [float(confidence[o][frame]) for o in range(count)]
         reasons: list[str | None] = [None] * count
+        # Each object is judged against its latest prompt at or before this frame (a correction
+        # prompt is a new reference from its frame on).
         for o in range(count):
-            if not static[o] or frame == prompt_frames[o]:
+            latest = max((f for f in anchors[o] if f <= frame), default=anchors[o][0])
+            if latest != anchor_now[o]:
+                anchor_now[o], shifts[o] = latest, (0, 0)
+        reference = [references[o, anchor_now[o]][0] for o in range(count)]
+        reference_area = [references[o, anchor_now[o]][1] for o in range(count)]
+        reference_colours = [references[o, anchor_now[o]][2] for o in range(count)]
+        for o in range(count):
+            if not static[o] or frame in anchors[o]:
                 continue
-            found = _keep_static(views, frame, prompt_frames[o], reference[o], shifts[o])
+            found = _keep_static(views, frame, anchor_now[o], reference[o], shifts[o])
             if found is not None:
                 kept, shifts[o] = found
                 expected = _shifted(reference[o], shifts[o])
@@ -353,9 +367,7 @@ def assess(
             around = cv2.dilate(home.astype(np.uint8), _disk(max(2, int(0.15 * size)))) > 0
             if _area(current[o] & ~around) > 0.5 * reference_area[o]:
                 reasons[o] = "leak"
-            showing = home & _unchanged(
-                views.lab(frame), _shifted(views.lab(prompt_frames[o]), shifts[o]), 1.0
-            )
+            showing = home & _unchanged(views.lab(frame), _shifted(views.lab(anchor_now[o]), shifts[o]), 1.0)
             inside = current[o] & around
             current[o] = inside if _area(inside) > max(0.5 * _area(showing), _VISIBLE) else showing
             conf[o] = min(max(conf[o], 0.3), 0.5)

@@ -2,8 +2,9 @@
 
 :func:`segment_demo` loads the frames (and depth) at a working size of at most
 :data:`MAX_WORKING_SIDE` pixels, prompts the backend with each object's box and
-points, propagates forward from the earliest prompt and backward from the
-latest, maps the masks back to the video's size and returns a
+points (and its corrections on later frames), propagates forward from the
+earliest prompt and backward from the latest main prompt, maps the masks back to
+the video's size and returns a
 :class:`Segmentation`. :meth:`Segmentation.write` stores
 ``masks/<object>/000000.png`` (0/255) and :meth:`Segmentation.summary` the
 report's per-frame figures.
@@ -144,10 +145,11 @@ def load_depth(demo: Demo, scale: float, log: WarningLog) -> list[np.ndarray | N
     return depth
 
 
-def _prompt(obj) -> Prompt:
-    points = np.array([p[:2] for p in obj.points], np.float32).reshape(-1, 2)
-    labels = np.array([p[2] for p in obj.points], np.int32)
-    return Prompt(frame=obj.frame, box=obj.box, points=points, labels=labels)
+def _prompt(view) -> Prompt:
+    """One prompt of an object (its main prompt or a correction) for the backend, in video pixels."""
+    points = np.array([p[:2] for p in view.points], np.float32).reshape(-1, 2)
+    labels = np.array([p[2] for p in view.points], np.int32)
+    return Prompt(frame=view.frame, box=view.box, points=points, labels=labels)
 
 
 def segment_demo(
@@ -158,6 +160,12 @@ def segment_demo(
     span: tuple[float, float] = (0.0, 1.0),
 ) -> Segmentation:
     """Segments every prompted object through the whole video.
+
+    An object's corrections (prompts on later frames) re-seed its mask from
+    their frames on, going forward; its frames before a correction keep what the
+    earlier prompts gave, and the other objects are not affected (exactly so with
+    the classical and optical-flow backends; SAM2 attends to all of an object's
+    prompted frames, see :class:`~.sam2_backend.Sam2Segmenter`).
 
     Args:
         demo: The checked demo folder.
@@ -186,12 +194,13 @@ def segment_demo(
     segmenter.init_state(frames, depth)
     results: list[dict[int, ObjectMask]] = [{} for _ in frames]
     for object_id, obj in enumerate(demo.objects):
-        first = segmenter.add_prompt(object_id, _prompt(obj).scaled(scale))
-        if not first.mask.any():
-            raise Real2GymError(
-                f"object '{obj.name}': the prompt on frame {obj.frame} gives an empty mask; "
-                "draw the box tighter around the object or add a point on it"
-            )
+        for view in obj.prompts:  # the main prompt, then the corrections on later frames
+            seeded = segmenter.add_prompt(object_id, _prompt(view).scaled(scale))
+            if not seeded.mask.any():
+                raise Real2GymError(
+                    f"object '{obj.name}': the prompt on frame {view.frame} gives an empty mask; "
+                    "draw the box tighter around the object or add a point on it"
+                )
     earliest = min(o.frame for o in demo.objects)
     latest = max(o.frame for o in demo.objects)
     total = (len(frames) - earliest) + (latest + 1)
@@ -199,6 +208,8 @@ def segment_demo(
     for start, reverse in ((earliest, False), (latest, True)):
         for frame, masks in segmenter.propagate(start, reverse=reverse):
             for object_id, result in masks.items():
+                # After an object's main (earliest) prompt its masks come from the forward pass only,
+                # where its corrections re-seed it from their frames on; before it, from the backward one.
                 prompt_frame = demo.objects[object_id].frame
                 if (frame >= prompt_frame) != reverse or frame == prompt_frame:
                     results[frame][object_id] = result
@@ -216,7 +227,8 @@ def _assess(demo: Demo, frames: list[np.ndarray], depth, results: list[dict[int,
     masks = [[r[o].mask if o in r else empty for r in results] for o in range(len(demo.objects))]
     confidence = [[r[o].confidence if o in r else 0.0 for r in results] for o in range(len(demo.objects))]
     roles = [o.role for o in demo.objects]
-    return assess(masks, confidence, frames, depth, roles, [o.frame for o in demo.objects])
+    prompt_frames = [[p.frame for p in o.prompts] for o in demo.objects]
+    return assess(masks, confidence, frames, depth, roles, prompt_frames)
 
 
 def _tracks(demo: Demo, doubts: list[Doubt], log: WarningLog) -> list[ObjectTrack]:

@@ -238,6 +238,14 @@ def _memory_as_float32(module: Any, args: tuple, kwargs: dict) -> tuple[tuple, d
 class Sam2Segmenter(VideoSegmenter):
     """SAM2's video predictor: boxes and points on some frames, masks on all.
 
+    An object may be prompted on several frames (a correction on a later frame,
+    as SAM2's own interactive use adds): each prompted frame becomes one of
+    SAM2's conditioning frames for that object. SAM2 attends to all of an
+    object's conditioning frames when it tracks a frame, so a correction also
+    nudges that object's masks before its frame (the other objects' masks are
+    untouched); the classical and optical-flow backends restart the track
+    exactly at the correction's frame.
+
     Constructing it loads the model (seconds) and raises
     :class:`~real2gym_addon.errors.SegmentationError` when torch or sam2 is
     missing, or the checkpoint is missing, unreadable or made for another config.

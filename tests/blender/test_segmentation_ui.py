@@ -105,6 +105,60 @@ def test_add_and_remove_prompts(demo_scene) -> None:
     assert [p.name for p in state.object_prompts] == ["block", "cup"]
 
 
+def test_a_box_drawn_on_a_later_frame_is_saved_as_a_correction(demo_scene, tiny_demo: Path) -> None:
+    """Draw Box's bridge function: on another frame it adds a correction; saved, loaded back, removed."""
+    prompts = _bridge("prompts")
+    path = tiny_demo / "prompts.json"
+    assert bpy.ops.real2gym.load_prompts() == {"FINISHED"}
+    state = demo_scene.real2gym
+    block = state.object_prompts["block"]
+    assert block.frame == 0 and len(block.corrections) == 0
+
+    changed = prompts.set_drawn_prompt(block, 6, (30, 18, 50, 38), [(40, 28, 1)])
+    assert changed != block and (block.frame, tuple(block.box)) == (
+        0,
+        (8, 18, 28, 38),
+    )  # the main prompt stays
+    assert [(c.frame, tuple(c.box)) for c in block.corrections] == [(6, (30, 18, 50, 38))]
+    # Redrawn on the same frame: the correction changes, no second one; points only keep its box.
+    prompts.set_drawn_prompt(block, 6, (31, 18, 51, 38), [(41, 28, 1)])
+    prompts.set_drawn_prompt(block, 6, None, [(42, 29, 1), (20, 5, 0)])
+    assert len(block.corrections) == 1 and tuple(block.corrections[0].box) == (31, 18, 51, 38)
+    with pytest.raises(ValueError, match="draw a box on frame 9"):
+        prompts.set_drawn_prompt(block, 9, None, [(42, 29, 1)])
+    # On its own frame the main prompt is redrawn, as before.
+    assert prompts.set_drawn_prompt(block, 0, (7, 17, 29, 39), [(18, 28, 1)]) == block
+    assert tuple(block.box) == (7, 17, 29, 39) and len(block.corrections) == 1
+    assert bpy.ops.real2gym.save_prompts() == {"FINISHED"}
+    saved = json.loads(path.read_text())["objects"][0]
+    assert (saved["frame"], saved["box"]) == (0, [7, 17, 29, 39])
+    assert saved["prompts"] == [{"frame": 6, "box": [31, 18, 51, 38], "points": [[42, 29, 1], [20, 5, 0]]}]
+
+    assert bpy.ops.real2gym.load_prompts() == {"FINISHED"}
+    block = demo_scene.real2gym.object_prompts["block"]
+    assert [(c.frame, tuple(c.box), [(p.x, p.y, p.label) for p in c.points]) for c in block.corrections] == [
+        (6, (31, 18, 51, 38), [(42, 29, 1), (20, 5, 0)])
+    ]
+    assert len(demo_scene.real2gym.object_prompts["cup"].corrections) == 0
+
+    state.active_prompt_index = 0
+    with pytest.raises(RuntimeError, match="'block' has no correction number 3"):
+        bpy.ops.real2gym.remove_correction(index=3)
+    assert bpy.ops.real2gym.remove_correction(index=0) == {"FINISHED"}
+    assert len(block.corrections) == 0
+    assert bpy.ops.real2gym.save_prompts() == {"FINISHED"}
+    assert "prompts" not in json.loads(path.read_text())["objects"][0]
+
+
+def test_a_new_object_gets_its_first_box_on_any_frame(demo_scene) -> None:
+    bpy.ops.real2gym.load_prompts()
+    demo_scene.frame_set(4)
+    bpy.ops.real2gym.add_prompt(name="lid")
+    lid = demo_scene.real2gym.object_prompts["lid"]
+    _bridge("prompts").set_drawn_prompt(lid, 7, (10, 10, 30, 30), [])
+    assert (lid.frame, tuple(lid.box), len(lid.corrections)) == (7, (10, 10, 30, 30), 0)
+
+
 def test_segment_shows_masks_over_the_video(demo_scene, tmp_path: Path) -> None:
     import numpy as np
 
