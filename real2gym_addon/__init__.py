@@ -28,13 +28,14 @@ from .errors import (
 )
 from .pipeline import PipelineRun, run_pipeline
 from .progress import Progress
-from .prompts import ObjectPrompt, Task
+from .prompts import Correction, ObjectPrompt, Task
 from .scene import SceneDescription
 from .video import Video, open_video
 
 __all__ = [
     "Camera",
     "Cancelled",
+    "Correction",
     "Demo",
     "DemoFolderError",
     "ObjectPrompt",
