@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -88,7 +89,10 @@ def main() -> int:
         print(f"running {name} ...", file=sys.stderr, flush=True)
         figures.extend(importlib.import_module(f"bench_{name}").run(args))
     print(_table(figures))
-    data = [dict(dataclasses.asdict(f), ratio=f.ratio) for f in figures]
+    data = [
+        {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+        for row in (dict(dataclasses.asdict(f), ratio=f.ratio) for f in figures)
+    ]  # strict JSON: a figure with nothing to measure (NaN) is null
     text = json.dumps(data, indent=1, default=float)
     print(text)
     if args.json:

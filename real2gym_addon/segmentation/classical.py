@@ -416,7 +416,7 @@ class ClassicalSegmenter(VideoSegmenter):
         evidence = np.bincount(labels.ravel(), colour.ravel(), minlength=count) / np.maximum(areas, 1)
         last = np.array([(track.box[0] + track.box[2]) / 2.0 - x0, (track.box[1] + track.box[3]) / 2.0 - y0])
         distance = np.hypot(*(centroids - last).T) / size
-        score = evidence + np.log(np.minimum(1.0, areas / track.reference_area)) - 0.5 * distance
+        score = evidence + np.log(np.clip(areas / track.reference_area, 1e-6, 1.0)) - 0.5 * distance
         min_area = max(16.0, 0.02 * track.reference_area)
         fits = (areas >= min_area) & (areas <= 4.0 * track.reference_area) & (evidence >= _REDETECT_LOG_RATIO)
         fits[0] = False  # the background label
