@@ -221,14 +221,9 @@ class ClassicalSegmenter(VideoSegmenter):
             frame=prompt.frame,
             skin_coloured=float(skin(image)[mask].mean()) > _SKIN_OBJECT_SHARE,
         )
-        # One pass of the tracker on the prompt frame itself trims GrabCut's edge.
-        region, (x0, y0, x1, y1), confidence = self._follow(track, prompt.frame, prompt.frame)
-        if region.sum() >= 0.5 * area:
-            track.mask = np.zeros_like(mask)
-            track.mask[y0:y1, x0:x1] = region
-            track.box, track.confidence = _bbox(track.mask), confidence
-            track.foreground = _histogram(bins, track.mask)
-            track.reference_area = float(region.sum())
+        # One pass of the tracker on the prompt frame sets the confidence; the seed stays GrabCut's
+        # mask, which follows the object's edge better than the colour model does.
+        _, _, track.confidence = self._follow(track, prompt.frame, prompt.frame)
         self._seeds[object_id, prompt.frame] = track
         return ObjectMask(track.mask, track.confidence)
 

@@ -9,6 +9,13 @@ carries ``review`` with one reason (:data:`REASONS`), most serious first:
 - ``leak``: the mask grew past :data:`LEAK_RATIO` times its prompt-frame area, or
   doubled within a few frames (it took in the table, a hand, the window);
 - ``lost``: no mask, while the place where the object was last seen looks as it did then;
+- ``partial``: the mask holds only part of the object: it is under :data:`PARTIAL_AREA` of
+  its prompt-frame area while the pixels around it still show the object's colours (more
+  than :data:`PARTIAL_RING` of them: part of the object was left out, rather than hidden
+  by something of other colours, such as a gripper), or it is judged against a
+  prompt-frame mask that fills too little of the box drawn there (spans under
+  :data:`PARTIAL_SPAN` of its width or height, or covers under :data:`PARTIAL_FILL` of it),
+  so that every mask carried from it is doubtful too;
 - ``appearance``: the mask's colours are not the object's colours on its prompt frame;
 - ``drift``: an object that should stay put (a static, support or container object)
   moved away from where it was prompted;
@@ -34,7 +41,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-REASONS = ("merge", "leak", "lost", "appearance", "drift", "specks", "low_contrast")
+REASONS = ("merge", "leak", "lost", "partial", "appearance", "drift", "specks", "low_contrast")
 """Why a frame is flagged, most serious first."""
 STATIC_ROLES = ("static", "support", "container")
 LEAK_RATIO = 2.5
@@ -42,6 +49,14 @@ LEAK_RATIO = 2.5
 GROWTH_RATIO = 2.0
 """... and so has one this many times its median area over the last :data:`RECENT` frames."""
 RECENT = 5
+PARTIAL_AREA = 0.5
+"""A mask under this share of its prompt-frame area holds only part of the object (hidden, or lost)."""
+PARTIAL_RING = 0.03
+"""Share of the pixels around a shrunken mask in the object's colours from which part of it was left out."""
+PARTIAL_SPAN = 0.75
+"""A prompt-frame mask spanning less than this share of its box's width or height missed part of it ..."""
+PARTIAL_FILL = 0.45
+"""... and so does one covering less than this share of the box's area."""
 MERGE_SHARE = 0.5
 """Intersection over union from which two objects' masks are one."""
 CHANGED = 14.0
@@ -102,12 +117,38 @@ def _box(mask: np.ndarray, margin: int, shape: tuple[int, int]) -> tuple[slice, 
     )
 
 
+_HUE_BINS, _SATURATION_BINS = 12, 4
+_COMMON_COLOUR = 0.05
+"""Share of an object's pixels from which a (hue, saturation) bin is one of its colours."""
+
+
 def _hue_histogram(image: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
-    if _area(mask) < _VISIBLE:
+    """Hue and saturation histogram of the mask's pixels (no value: shade), summing to 1."""
+    region = _box(mask, 0, mask.shape)
+    if region is None or _area(mask) < _VISIBLE:
         return None
-    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    hist = cv2.calcHist([hsv], [0, 1], mask.astype(np.uint8), [12, 4], [0, 180, 0, 256])  # no value: shade
+    hsv = cv2.cvtColor(np.ascontiguousarray(image[region]), cv2.COLOR_BGR2HSV)
+    hist = cv2.calcHist(
+        [hsv], [0, 1], mask[region].astype(np.uint8), [_HUE_BINS, _SATURATION_BINS], [0, 180, 0, 256]
+    )
     return cv2.normalize(hist, hist, 1.0, 0.0, cv2.NORM_L1)
+
+
+def _colour_around(image: np.ndarray, mask: np.ndarray, others: np.ndarray, colours: np.ndarray) -> float:
+    """Share of the pixels around ``mask`` (not in it or in ``others``) in one of the object's ``colours``."""
+    radius = max(2, int(0.3 * np.sqrt(_area(mask))))
+    region = _box(mask, radius + 1, mask.shape)
+    if region is None:
+        return 0.0
+    crop = mask[region].astype(np.uint8)
+    ring = (cv2.dilate(crop, _disk(radius)) > 0) & (crop == 0) & ~others[region]
+    if not ring.any():
+        return 0.0
+    hsv = cv2.cvtColor(np.ascontiguousarray(image[region]), cv2.COLOR_BGR2HSV)
+    hue = np.minimum(hsv[..., 0].astype(np.int32) * _HUE_BINS // 180, _HUE_BINS - 1)
+    saturation = hsv[..., 1].astype(np.int32) * _SATURATION_BINS // 256
+    common = colours.reshape(_HUE_BINS, _SATURATION_BINS)[hue, saturation] > _COMMON_COLOUR
+    return float(common[ring].mean())
 
 
 def _edge_contrast(image_lab: np.ndarray, depth: np.ndarray | None, mask: np.ndarray) -> float:
@@ -280,6 +321,19 @@ def _disk(radius: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
 
 
+def _fills_box(mask: np.ndarray, box: Sequence[float] | None) -> bool:
+    """Whether a prompt-frame mask fills the box drawn around the object (True without a box)."""
+    if box is None:
+        return True
+    x0, y0, x1, y1 = box
+    width, height = max(x1 - x0, 1.0), max(y1 - y0, 1.0)
+    ys, xs = np.nonzero(mask)
+    if xs.size == 0:
+        return False
+    span = min((xs.max() + 1 - xs.min()) / width, (ys.max() + 1 - ys.min()) / height)
+    return span >= PARTIAL_SPAN and xs.size >= PARTIAL_FILL * width * height
+
+
 def _specks(mask: np.ndarray, reference_area: float) -> bool:
     region = _box(mask, 1, mask.shape)
     if region is None:
@@ -299,6 +353,7 @@ def assess(
     depth: Sequence[np.ndarray | None] | None,
     roles: Sequence[str],
     prompt_frames: Sequence[int | Sequence[int]],
+    prompt_boxes: Sequence[dict[int, Sequence[float] | None]] | None = None,
 ) -> list[Doubt]:
     """Checks every object's masks together and says where they are doubtful.
 
@@ -310,6 +365,8 @@ def assess(
         roles: Per object, its role from prompts.json.
         prompt_frames: Per object, the frame it was prompted on, or all its prompt frames
             (corrections): each frame is judged against the latest prompt at or before it.
+        prompt_boxes: Per object, prompt frame -> the box drawn there ``(x0, y0, x1, y1)`` in
+            the frames' pixels (None for a prompt of points only); None when not known.
 
     Returns:
         Per object, the corrected masks, capped confidences and review flags.
@@ -322,6 +379,8 @@ def assess(
         for o in range(count)
         for f in anchors[o]
     }
+    boxes = prompt_boxes if prompt_boxes is not None else [{} for _ in range(count)]
+    fills = {(o, f): _fills_box(references[o, f][0], boxes[o].get(f)) for o, f in references}
     static = [roles[o] in STATIC_ROLES for o in range(count)]
     # In front when depth cannot tell: moved objects over static ones, then the smaller.
     order = sorted(range(count), key=lambda o: (static[o], references[o, anchors[o][0]][1]))
@@ -383,6 +442,16 @@ def assess(
                     or (len(recent_areas) >= 3 and area > GROWTH_RATIO * float(np.median(recent_areas)))
                 ):
                     reasons[o] = "leak"
+                if reasons[o] is None and not fills[o, anchor_now[o]]:
+                    reasons[o] = "partial"
+                if (reasons[o] is None and area < PARTIAL_AREA * reference_area[o]
+                        and reference_colours[o] is not None):  # fmt: skip
+                    others = np.zeros_like(current[o])
+                    for other in range(count):
+                        if other != o:
+                            others |= current[other]
+                    if _colour_around(frames[frame], current[o], others, reference_colours[o]) > PARTIAL_RING:
+                        reasons[o] = "partial"
                 if reasons[o] is None and reference_colours[o] is not None:
                     colours = _hue_histogram(frames[frame], current[o])
                     distance = cv2.compareHist(reference_colours[o], colours, cv2.HISTCMP_BHATTACHARYYA)

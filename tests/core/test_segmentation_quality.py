@@ -89,6 +89,35 @@ def test_a_mask_that_vanishes_while_the_object_is_still_there_is_lost() -> None:
     assert not any(doubt.review[5:])
 
 
+def test_a_first_mask_that_misses_most_of_its_box_makes_every_frame_partial() -> None:
+    half = _box(60, 40, 78, 80)  # the left 18 of the object's 40 columns
+    masks = [half] * FRAMES
+    confidence = [[0.9] * FRAMES]
+    drawn = {0: (58, 38, 102, 82)}  # the box drawn around the whole object
+    (doubt,) = assess([masks], confidence, _video(), None, ["manipulated"], [0], [drawn])
+    assert doubt.reason == ["partial"] * FRAMES
+    assert max(doubt.confidence) <= REVIEW_CONFIDENCE
+    # The whole object in that box is fine; so is a mask whose box was not given.
+    (doubt,) = assess(
+        [[_box(60, 40, 100, 80)] * FRAMES], confidence, _video(), None, ["manipulated"], [0], [drawn]
+    )
+    assert not any(doubt.review)
+    (doubt,) = assess([masks], confidence, _video(), None, ["manipulated"], [0])
+    assert not any(doubt.review)
+
+
+def test_a_shrunken_mask_beside_the_objects_colours_is_partial_but_one_hidden_by_grey_is_not() -> None:
+    whole, sliver = _box(60, 40, 100, 80), _box(60, 40, 72, 80)
+    masks = [whole] * 6 + [sliver] * 6
+    (doubt,) = _run([masks], ["manipulated"])  # the rest of the blue object is right beside the sliver
+    assert doubt.reason[:6] == [None] * 6 and doubt.reason[8] == "partial"
+    frames = _video()
+    for frame in frames[6:]:
+        frame[30:90, 72:110] = (128, 128, 128)  # a grey gripper finger hides the rest of it
+    (doubt,) = _run([masks], ["manipulated"], frames)
+    assert not any(doubt.review)
+
+
 def test_flagged_ranges_group_consecutive_frames() -> None:
     frames = [
         {"frame": f, "review": f in (3, 4, 5, 9), "reason": "leak" if f < 9 else "lost"} for f in range(12)
