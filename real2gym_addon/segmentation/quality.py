@@ -66,6 +66,12 @@ DEPTH_APART = 0.05
 MATCH = 0.6
 AGREE = 0.8
 """IoU with a static object's expected mask from which the backend's own mask is kept."""
+REFIND_AREA = 0.25
+"""A moved object's mask under this share of its prompt area is looked for again as it was prompted ..."""
+REFIND_MATCH = 0.8
+"""... and found where its prompt-frame patch matches this well (normalised correlation) ..."""
+REFIND_SEARCH = 2.0
+"""... within this many object sizes of where it was last seen."""
 STAY_MARGIN = 0.1
 """A found patch moves only when the new place matches this much better than the old one."""
 """Normalised correlation from which a static object's prompt-frame patch is found again."""
@@ -252,18 +258,36 @@ def _shifted(mask: np.ndarray, shift: tuple[int, int]) -> np.ndarray:
 
 
 def _keep_static(
-    frames: _Frames, frame: int, prompt_frame: int, prompt_mask: np.ndarray, shift: tuple[int, int]
+    frames: _Frames,
+    frame: int,
+    prompt_frame: int,
+    prompt_mask: np.ndarray,
+    shift: tuple[int, int],
+    search: float = 1 / 3,
+    match_at_least: float = MATCH,
+    share: float = MIN_STATIC_SHARE,
 ) -> tuple[np.ndarray, tuple[int, int]] | None:
-    """The visible part of a static object's prompt mask on ``frame``, and where it is now.
+    """The visible part of an object's prompt mask on ``frame``, and where it is now.
 
     The patch around the prompt mask is found again near its last place (a
-    camera that shakes or turns moves it); the part of the mask whose pixels
-    still look as on the prompt frame is what shows. None when the patch is not
-    found (the object is mostly covered, moved, or the view changed too much).
+    camera that shakes or turns moves a static object; a moved one was put down
+    looking as it did); the part of the mask whose pixels still look as on the
+    prompt frame is what shows. None when the patch is not found (the object is
+    mostly covered, moved, turned, or the view changed too much).
+
+    Args:
+        frames: The video's views.
+        frame: The frame to look on.
+        prompt_frame: The frame of the prompt (the reference).
+        prompt_mask: The object's mask on it.
+        shift: Where it was last found, ``(dx, dy)`` pixels from its prompt-frame place.
+        search: How far from ``shift`` to look, in object sizes (square root of its area).
+        match_at_least: The normalised correlation a match needs.
+        share: The share of the mask that must still look the same.
     """
     size = int(np.sqrt(max(_area(prompt_mask), 1)))
-    match = frames.find(frame, prompt_frame, prompt_mask, shift, max(6, size // 3))
-    if match is None or match[1] < MATCH:
+    match = frames.find(frame, prompt_frame, prompt_mask, shift, max(6, int(size * search)))
+    if match is None or match[1] < match_at_least:
         return None
     shift, _, gain = match
     expected = _shifted(prompt_mask, shift)
@@ -273,7 +297,7 @@ def _keep_static(
     same = _unchanged(frames.lab(frame)[region], _shifted(frames.lab(prompt_frame), shift)[region], gain)
     same &= expected[region]
     same = cv2.morphologyEx(same.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
-    if same.sum() < MIN_STATIC_SHARE * expected[region].sum():
+    if same.sum() < share * expected[region].sum():
         return None
     kept = np.zeros_like(prompt_mask)
     kept[region] = same
@@ -430,6 +454,29 @@ def assess(
             inside = current[o] & around
             current[o] = inside if _area(inside) > max(0.5 * _area(showing), _VISIBLE) else showing
             conf[o] = min(max(conf[o], 0.3), 0.5)
+        for o in range(count):
+            if static[o] or frame in anchors[o] or _area(current[o]) >= REFIND_AREA * reference_area[o]:
+                continue
+            # A moved object the backend lost (or keeps only a sliver of) may have been put down looking
+            # as it did when prompted: find that again near where it was last seen, clear of the others.
+            last = out[o].masks[last_seen[o]] if last_seen[o] is not None else reference[o]
+            then, home = _centroid(last), _centroid(reference[o])
+            if then is None or home is None:
+                continue
+            guess = (int(round(then[0] - home[0])), int(round(then[1] - home[1])))
+            found = _keep_static(
+                views, frame, anchor_now[o], reference[o], guess, REFIND_SEARCH, REFIND_MATCH, 0.5
+            )
+            if found is None:
+                continue
+            kept = found[0]
+            taken = np.zeros_like(kept)
+            for other in range(count):
+                if other != o:
+                    taken |= current[other]
+            if _area(kept & taken) < 0.3 * _area(kept) and _area(kept) > _area(current[o]):
+                current[o] = kept
+                conf[o] = max(conf[o], 0.5 + 0.3 * min(1.0, _area(kept) / reference_area[o]))
         merges = _exclusive(current, order, depth[frame])
         for o in range(count):
             reasons[o] = merges[o] or reasons[o]

@@ -77,9 +77,28 @@ def test_a_growing_mask_is_flagged_as_a_leak() -> None:
     assert doubt.reason[7] == "leak" and doubt.review[7] and doubt.confidence[7] <= REVIEW_CONFIDENCE
 
 
-def test_a_mask_that_vanishes_while_the_object_is_still_there_is_lost() -> None:
-    masks = [_box(60, 40, 100, 80)] * 5 + [np.zeros((H, W), bool)] * 7
+def test_an_object_the_backend_loses_is_found_again_where_it_looks_as_prompted() -> None:
+    whole = _box(60, 40, 100, 80)
+    masks = [whole] * 5 + [np.zeros((H, W), bool)] * 3 + [_box(60, 40, 66, 46)] * 4  # lost, then a sliver
     (doubt,) = _run([masks], ["manipulated"])
+    for frame in range(5, FRAMES):
+        assert (doubt.masks[frame] & whole).sum() / (doubt.masks[frame] | whole).sum() > 0.9, frame
+    assert not any(doubt.review)
+    # Not where a look-alike already is: another object's mask there keeps it.
+    other = [_box(110, 50, 130, 70)] * 5 + [whole] * 7  # another object, taken there from frame 5
+    doubt, _ = _run([masks, other], ["manipulated", "manipulated"])
+    assert not doubt.masks[6].any() and doubt.reason[6] == "lost"  # not taken, so no merge
+
+
+def test_a_mask_that_vanishes_while_the_object_is_still_there_is_lost() -> None:
+    frames = _video()
+    turned = np.random.default_rng(5).integers(0, 60, (40, 40, 3), dtype=np.uint8) + np.array(
+        [20, 30, 150], np.uint8
+    )
+    for frame in frames[3:]:  # turned from frame 3 on: it no longer looks as on its prompt frame
+        frame[40:80, 60:100] = turned
+    masks = [_box(60, 40, 100, 80)] * 5 + [np.zeros((H, W), bool)] * 7
+    (doubt,) = _run([masks], ["manipulated"], frames)
     assert doubt.reason[6] == "lost" and doubt.review[6]
     # Gone from the image (moved away): not visible is right, nothing to review.
     frames = _video()
