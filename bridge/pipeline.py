@@ -159,6 +159,7 @@ def run_in_scene(
     segmentation: SegmentationOptions | None = None,
     last_stage: str = STAGES[-1],
     mask_colors: Mapping[str, Sequence[float]] | None = None,
+    resegment: str | None = None,
 ) -> PipelineRun:
     """Runs the pipeline synchronously into ``scene`` (``blender -b``, scripts).
 
@@ -173,12 +174,14 @@ def run_in_scene(
         segmentation: The segmentation backend and its settings; the default when None.
         last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
         mask_colors: sRGB ``(r, g, b)`` in [0, 1] of each object's overlay, by name.
+        resegment: One object to segment again, keeping the others' masks
+            (``real2gym_addon.pipeline.PipelineRun``); None for all.
 
     Returns:
         The finished run (its ``scene`` is the description, ``log`` the warnings).
     """
     progress = progress or Progress()
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage)
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment)
     try:
         run.analyse()
     except BaseException:
@@ -222,6 +225,7 @@ class BackgroundRun:
         segmentation: The segmentation backend and its settings; the default when None.
         last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
         mask_colors: sRGB ``(r, g, b)`` in [0, 1] of each object's overlay, by name.
+        resegment: One object to segment again, keeping the others' masks; None for all.
     """
 
     def __init__(
@@ -231,9 +235,10 @@ class BackgroundRun:
         segmentation: SegmentationOptions | None = None,
         last_stage: str = STAGES[-1],
         mask_colors: Mapping[str, Sequence[float]] | None = None,
+        resegment: str | None = None,
     ) -> None:
         self.progress = Progress()
-        self.run = PipelineRun(demo_dir, out_dir, self.progress, segmentation, last_stage)
+        self.run = PipelineRun(demo_dir, out_dir, self.progress, segmentation, last_stage, resegment)
         self.report: Path | None = None
         self.error: BaseException | None = None
         self._mask_colors = dict(mask_colors or {})

@@ -122,7 +122,7 @@ class REAL2GYM_PG_mask_review(bpy.types.PropertyGroup):
     first: bpy.props.IntProperty(name="First Frame", description="The first doubtful frame of the run")
     last: bpy.props.IntProperty(name="Last Frame", description="The last doubtful frame of the run")
     reason: bpy.props.StringProperty(
-        name="Reason", description="leak, merge, lost, appearance, drift, specks or low_contrast"
+        name="Reason", description="leak, merge, lost, partial, appearance, drift, specks or low_contrast"
     )
 
 

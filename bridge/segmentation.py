@@ -88,6 +88,7 @@ class SceneRun:
         last_stage: The last stage to run.
         mask_colors: Each object's overlay colour (sRGB, 0 to 1), by name.
         load_prompts: Load the demo's prompts into the scene after the run (it had none).
+        resegment: One object to segment again, keeping the others' masks; None for all.
     """
 
     demo_dir: Path
@@ -96,10 +97,15 @@ class SceneRun:
     last_stage: str
     mask_colors: dict[str, tuple[float, float, float]]
     load_prompts: bool
+    resegment: str | None = None
 
 
 def prepare_scene_run(
-    scene: bpy.types.Scene, demo_dir: str = "", out_dir: str = "", last_stage: str = STAGES[-1]
+    scene: bpy.types.Scene,
+    demo_dir: str = "",
+    out_dir: str = "",
+    last_stage: str = STAGES[-1],
+    resegment: str | None = None,
 ) -> SceneRun:
     """Checks a scene's run settings and saves its object prompts into the demo folder.
 
@@ -108,6 +114,7 @@ def prepare_scene_run(
         demo_dir: The demo folder; the scene's when empty.
         out_dir: The output folder; the scene's when empty.
         last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
+        resegment: One object to segment again (``last_stage`` ``"segment"``); None for all.
 
     Returns:
         What to run.
@@ -135,6 +142,7 @@ def prepare_scene_run(
         last_stage=last_stage,
         mask_colors=prompts.mask_colors(scene),
         load_prompts=load_after,
+        resegment=resegment,
     )
 
 
@@ -149,6 +157,7 @@ def run_scene_pipeline(
     out_dir: str = "",
     last_stage: str = STAGES[-1],
     progress: Progress | None = None,
+    resegment: str | None = None,
 ) -> PipelineRun:
     """Runs the pipeline synchronously on a scene's settings (``blender -b``, scripts).
 
@@ -158,6 +167,7 @@ def run_scene_pipeline(
         out_dir: The output folder; the scene's when empty.
         last_stage: The last stage to run.
         progress: Receives progress; may be None.
+        resegment: One object to segment again, keeping the others' masks; None for all.
 
     Returns:
         The finished run; when it segmented, the masks are shown over the video.
@@ -165,7 +175,7 @@ def run_scene_pipeline(
     Raises:
         Real2GymError: Bad settings or input; the scene is as it was.
     """
-    request = prepare_scene_run(scene, demo_dir, out_dir, last_stage)
+    request = prepare_scene_run(scene, demo_dir, out_dir, last_stage, resegment)
     run = run_in_scene(
         scene,
         request.demo_dir,
@@ -174,6 +184,7 @@ def run_scene_pipeline(
         segmentation=request.segmentation,
         last_stage=request.last_stage,
         mask_colors=request.mask_colors,
+        resegment=request.resegment,
     )
     _after_run(scene, request)
     return run
@@ -189,6 +200,7 @@ class SceneJob(BackgroundRun):
             segmentation=request.segmentation,
             last_stage=request.last_stage,
             mask_colors=request.mask_colors,
+            resegment=request.resegment,
         )
         self.request = request
 
@@ -201,7 +213,11 @@ class SceneJob(BackgroundRun):
 
 
 def start_scene_pipeline(
-    scene: bpy.types.Scene, demo_dir: str = "", out_dir: str = "", last_stage: str = STAGES[-1]
+    scene: bpy.types.Scene,
+    demo_dir: str = "",
+    out_dir: str = "",
+    last_stage: str = STAGES[-1],
+    resegment: str | None = None,
 ) -> SceneJob:
     """Prepares a run on a scene's settings and starts it in a worker thread (the GUI).
 
@@ -211,6 +227,6 @@ def start_scene_pipeline(
     Raises:
         Real2GymError: Bad settings; nothing was started or changed.
     """
-    job = SceneJob(prepare_scene_run(scene, demo_dir, out_dir, last_stage))
+    job = SceneJob(prepare_scene_run(scene, demo_dir, out_dir, last_stage, resegment))
     job.start()
     return job

@@ -133,7 +133,7 @@ class JobOperator:
 class RunOperator(JobOperator):
     """Mixin for operators that run the pipeline (up to :attr:`last_stage`).
 
-    Subclasses set ``last_stage`` and may override :meth:`folders`.
+    Subclasses set ``last_stage`` and may override :meth:`folders` and :meth:`resegment`.
     """
 
     last_stage = STAGES[-1]
@@ -142,17 +142,31 @@ class RunOperator(JobOperator):
         """The demo and output folders; empty for the scene's."""
         return "", ""
 
+    def resegment(self, context) -> str | None:
+        """The one object to segment again, keeping the others' masks; None for all."""
+        return None
+
     def _report_run(self, run, what: str) -> None:
         for warning in run.log.warnings:
             self.report({"WARNING"}, f"{warning.stage}: {warning.message}")
         self.report({"INFO"}, f"Real2Gym: {what}")
 
     def run_now(self, context) -> None:
-        run = run_scene_pipeline(context.scene, *self.folders(context), last_stage=self.last_stage)
+        run = run_scene_pipeline(
+            context.scene,
+            *self.folders(context),
+            last_stage=self.last_stage,
+            resegment=self.resegment(context),
+        )
         self._report_run(run, f"wrote {run.out_dir / 'report.json'}")
 
     def start_job(self, context):
-        return start_scene_pipeline(context.scene, *self.folders(context), last_stage=self.last_stage)
+        return start_scene_pipeline(
+            context.scene,
+            *self.folders(context),
+            last_stage=self.last_stage,
+            resegment=self.resegment(context),
+        )
 
     def job_finished(self, context, job) -> None:
         self._report_run(job.run, f"wrote {job.report}")

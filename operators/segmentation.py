@@ -4,8 +4,9 @@
 between the demo folder's prompts.json and the scene; ``real2gym.add_prompt`` /
 ``real2gym.remove_prompt`` edit the list; ``real2gym.segment`` runs the load
 and segment stages with the scene's backend and prompts (saved first) and shows
-the masks over the video. Drawing a prompt's box is ``real2gym.draw_prompt_box``
-(:mod:`.draw_prompt`).
+the masks over the video; ``real2gym.resegment_object`` segments only the active
+object again (after a correction), keeping the others' masks. Drawing a prompt's
+box is ``real2gym.draw_prompt_box`` (:mod:`.draw_prompt`).
 """
 
 from __future__ import annotations
@@ -97,6 +98,25 @@ class REAL2GYM_OT_segment(RunOperator, bpy.types.Operator):
     last_stage = "segment"
 
 
+class REAL2GYM_OT_resegment_object(RunOperator, bpy.types.Operator):
+    """Segment only the active object again, with its corrections; the other objects keep their masks"""
+
+    bl_idname = "real2gym.resegment_object"
+    bl_label = "Re-Segment Active Object"
+    bl_options = {"REGISTER"}
+
+    last_stage = "segment"
+
+    @classmethod
+    def poll(cls, context):
+        state = context.scene.real2gym
+        return 0 <= state.active_prompt_index < len(state.object_prompts)
+
+    def resegment(self, context) -> str | None:
+        state = context.scene.real2gym
+        return state.object_prompts[state.active_prompt_index].name
+
+
 class REAL2GYM_OT_go_to_mask_review(bpy.types.Operator):
     """Go to the first frame of these doubtful masks, with the object's mask shown over the video"""
 
@@ -124,5 +144,6 @@ CLASSES = [
     REAL2GYM_OT_add_prompt,
     REAL2GYM_OT_remove_prompt,
     REAL2GYM_OT_segment,
+    REAL2GYM_OT_resegment_object,
     REAL2GYM_OT_go_to_mask_review,
 ]

@@ -101,7 +101,10 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
         row.scale_y = 1.4
         row.enabled = available
         row.operator("real2gym.segment", icon="MOD_MASK")
-        if state.segmentation_status:
+        if state.segmentation_status:  # after a correction, only the active object needs segmenting again
+            again = layout.row()
+            again.enabled = available
+            again.operator("real2gym.resegment_object", icon="FILE_REFRESH")
             layout.label(text=state.segmentation_status, icon="CHECKMARK")
         if state.mask_reviews:
             layout.label(text="Frames to Check (doubtful masks)")

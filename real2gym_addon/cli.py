@@ -109,6 +109,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         progress=progress,
         segmentation=_segmentation_options(args),
         last_stage="segment" if args.command == "segment" else STAGES[-1],
+        resegment=getattr(args, "object", None),
     )
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)
@@ -119,7 +120,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for kind in ("masks", "mjcf", "blend"):
         if kind in run.scene.artifacts:
             print(f"{kind + ':':<7} {out / run.scene.artifacts[kind]}")
-    _print_review(run.scene.segmentation)
+    if run.resegment is not None:
+        print(f"re-segmented: {run.resegment} (the other objects' masks were kept)")
+    _print_review(run.scene.segmentation, only=run.resegment)
     if run.scene.verification is not None:
         _print_verification(run.scene.verification)
         return 0 if run.scene.verification["passed"] else EXIT_NOT_VERIFIED
@@ -135,11 +138,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if verification.passed else EXIT_NOT_VERIFIED
 
 
-def _print_review(segmentation: dict | None) -> None:
-    """One line per object with doubtful masks: the frame ranges to look at, and why."""
+def _print_review(segmentation: dict | None, only: str | None = None) -> None:
+    """One line per object with doubtful masks (only the one named ``only``, when given): the frame
+    ranges to look at, and why."""
     from .segmentation.quality import flagged_ranges
 
     for entry in (segmentation or {}).get("objects", []):
+        if only is not None and entry["name"] != only:
+            continue
         ranges = flagged_ranges(entry["frames"])
         if not ranges:
             continue
@@ -395,6 +401,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_cmd_run)
     segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
     _add_common(segment)
+    segment.add_argument(
+        "--object",
+        metavar="NAME",
+        help="segment only this object again (all its prompts, corrections included), keeping the "
+        "other objects' masks from the earlier run in --out",
+    )
     segment.set_defaults(handler=_cmd_run, no_blend=True)
     verify = commands.add_parser("verify", help="export and simulate a finished run again (after edits)")
     verify.add_argument("out_dir", help="an output folder with report.json")

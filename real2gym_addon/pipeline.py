@@ -8,6 +8,13 @@ writes report.json and moves all files into the output folder at once. A run
 that fails or is cancelled leaves the output folder as it was.
 
 Headless callers use :func:`run_pipeline`, which does both in order.
+
+A segment-only run may segment one object again (``resegment``), keeping the
+other objects' masks from the earlier run in the output folder
+(:mod:`.segmentation.resegment`). Its report.json holds the load and segment
+stages' sections only, as any segment-only run's: the earlier run's geometry
+and verification, made from the old masks, are dropped with a warning saying
+to run the pipeline again.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .demo import load_demo
+from .demo import Demo, load_demo
 from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
@@ -24,7 +31,9 @@ from .geometry.stage import run_geometry
 from .progress import Progress
 from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
-from .segmentation.run import segment_demo
+from .segmentation.base import VideoSegmenter
+from .segmentation.resegment import MASKS_DIR, object_index, read_earlier_segmentation, resegment_object
+from .segmentation.run import Segmentation, segment_demo
 from .verify.run import verify_scene
 
 BlendWriter = Callable[[SceneDescription, Path], None]
@@ -32,7 +41,7 @@ BlendWriter = Callable[[SceneDescription, Path], None]
 
 REPORT_NAME = "report.json"
 BLEND_NAME = "scene.blend"
-MASKS_NAME = "masks"
+MASKS_NAME = MASKS_DIR
 MJCF_NAME = "mjcf"
 STAGES = ("load", "segment", "geometry", "verify")
 """The stages in order; a run may stop after any of them (``real2gym segment`` stops after ``segment``)."""
@@ -47,6 +56,9 @@ class PipelineRun:
         progress: Receives progress and carries cancellation; a silent one when None.
         segmentation: The segmentation backend and its settings.
         last_stage: The last stage to run, one of :data:`STAGES`.
+        resegment: The name of one object to segment again, keeping the others' masks from
+            the earlier run in ``out_dir`` (``last_stage`` must be ``"segment"``); None to
+            segment every object.
     """
 
     def __init__(
@@ -56,15 +68,20 @@ class PipelineRun:
         progress: Progress | None = None,
         segmentation: SegmentationOptions | None = None,
         last_stage: str = STAGES[-1],
+        resegment: str | None = None,
     ) -> None:
         if last_stage not in STAGES:
             raise ValueError(f"unknown stage {last_stage!r}")
+        if resegment is not None and last_stage != "segment":
+            raise ValueError("segmenting one object again is a segment-only run (last_stage='segment')")
         self.demo_dir = Path(demo_dir)
         self.out_dir = Path(out_dir)
         self.progress = progress or Progress()
         self.segmentation = segmentation or SegmentationOptions()
         self.last_stage = last_stage
+        self.resegment = resegment
         self.log = WarningLog()
+        self._kept_warnings: list[dict[str, str]] = []
         self.scene: SceneDescription | None = None
         self.verification = None
         self._output: OutputFolder | None = None
@@ -83,6 +100,8 @@ class PipelineRun:
         started = time.perf_counter()
         self.progress.step("reading the demo folder", 0.0)
         demo = load_demo(self.demo_dir, self.log)
+        if self.resegment is not None:
+            object_index(demo, self.resegment)  # an unknown object is refused before anything is touched
         segmenter = make_segmenter(self.segmentation)
         scene = SceneDescription.from_demo(demo)
         self._output = OutputFolder(self.out_dir)
@@ -92,9 +111,7 @@ class PipelineRun:
             return scene
 
         started = time.perf_counter()
-        segmentation = segment_demo(demo, segmenter, self.progress, self.log, span=(0.05, 0.6))
-        segmentation.write(self._output.staging / MASKS_NAME)
-        scene.segmentation = segmentation.summary(MASKS_NAME)
+        segmentation = self._segment(demo, segmenter, scene)
         scene.artifacts["masks"] = MASKS_NAME
         scene.stages["segment"] = time.perf_counter() - started
         if self.last_stage == "segment":
@@ -118,6 +135,30 @@ class PipelineRun:
         self.verification = verification
         return scene
 
+    def _segment(self, demo: Demo, segmenter: VideoSegmenter, scene: SceneDescription) -> Segmentation:
+        """Segments every object, or :attr:`resegment` alone; stages the masks and the report's section."""
+        span, masks = (0.05, 0.6), self._output.staging / MASKS_NAME
+        if self.resegment is None:
+            segmentation = segment_demo(demo, segmenter, self.progress, self.log, span=span)
+            segmentation.write(masks)
+            scene.segmentation = segmentation.summary(MASKS_NAME)
+            return segmentation
+        earlier = read_earlier_segmentation(self._output.path, demo, self.resegment)
+        segmentation = resegment_object(
+            demo, segmenter, earlier, self.resegment, self.progress, self.log, span=span
+        )
+        earlier.write_masks(segmentation, self.resegment, masks)
+        scene.segmentation = earlier.merged_section(segmentation, self.resegment)
+        self._kept_warnings = earlier.warnings
+        if earlier.later_sections:
+            self.log.warn(
+                "segmentation",
+                "report.json no longer holds the earlier run's geometry and verification, made from the "
+                f"old masks (mjcf/ and scene.blend there are out of date too); run 'real2gym run "
+                f"{demo.path} --out {self._output.path}' to fit and verify the scene again",
+            )
+        return segmentation
+
     def finish(self, write_blend: BlendWriter | None = None) -> Path:
         """Writes the Blender scene (if a writer is given) and report.json, then commits.
 
@@ -139,7 +180,7 @@ class PipelineRun:
             scene.artifacts["blend"] = BLEND_NAME
             scene.stages["blender"] = time.perf_counter() - started
         self.progress.step("writing report.json", 0.95)
-        scene.warnings = self.log.as_report()
+        scene.warnings = self._kept_warnings + self.log.as_report()
         report = scene.to_report()
         if "verification" in report:
             report["verification"]["suggestions"] = suggest_fixes(report)
@@ -161,6 +202,7 @@ def run_pipeline(
     progress: Progress | None = None,
     segmentation: SegmentationOptions | None = None,
     last_stage: str = STAGES[-1],
+    resegment: str | None = None,
 ) -> PipelineRun:
     """Runs the whole pipeline synchronously (command line, ``blender -b``, tests).
 
@@ -171,6 +213,7 @@ def run_pipeline(
         progress: Receives progress and carries cancellation.
         segmentation: The segmentation backend and its settings.
         last_stage: The last stage to run, one of :data:`STAGES`.
+        resegment: One object to segment again, keeping the others' masks (see :class:`PipelineRun`).
 
     Returns:
         The finished run; its ``scene`` and ``log`` hold the result and warnings.
@@ -179,7 +222,7 @@ def run_pipeline(
         Real2GymError: Bad input, an unwritable output folder, or cancellation;
             nothing is written then.
     """
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage)
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment)
     try:
         run.analyse()
         run.finish(write_blend)

@@ -8,11 +8,13 @@ predictor, when torch, sam2 and a checkpoint are present) and ``flow_warp``
 from .base import ObjectMask, Prompt, VideoSegmenter
 from .classical import ClassicalSegmenter
 from .flow_warp import FlowWarpSegmenter
+from .resegment import EarlierSegmentation, read_earlier_segmentation, resegment_object
 from .run import ObjectTrack, Segmentation, segment_demo
 from .sam2_backend import Sam2Segmenter, sam2_status
 
 __all__ = [
     "ClassicalSegmenter",
+    "EarlierSegmentation",
     "FlowWarpSegmenter",
     "ObjectMask",
     "ObjectTrack",
@@ -20,6 +22,8 @@ __all__ = [
     "Sam2Segmenter",
     "Segmentation",
     "VideoSegmenter",
+    "read_earlier_segmentation",
+    "resegment_object",
     "sam2_status",
     "segment_demo",
 ]

@@ -13,6 +13,7 @@ report's per-frame figures.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from pathlib import Path
 
 import cv2
@@ -179,6 +180,18 @@ def segment_demo(
     """
     progress = progress or Progress()
     log = log if log is not None else WarningLog()
+    scale, frames, depth = _decode(demo, progress, log, span[0])
+    segmenter.init_state(frames, depth)
+    results = _propagate(demo, segmenter, range(len(demo.objects)), scale, len(frames), progress, span)
+    progress.step("checking the masks for doubtful frames", span[1])
+    doubts = _assess(demo, frames, depth, results)
+    return Segmentation(segmenter.name, scale, _tracks(demo, doubts, log))
+
+
+def _decode(
+    demo: Demo, progress: Progress, log: WarningLog, at: float
+) -> tuple[float, list[np.ndarray], list[np.ndarray | None] | None]:
+    """The working scale, the frames and the depth at that scale (see :func:`load_frames`, :func:`load_depth`)."""
     video = demo.video
     scale = working_scale(video.width, video.height)
     if scale != 1.0:
@@ -186,14 +199,40 @@ def segment_demo(
             "segmentation",
             f"the video is {video.width}x{video.height}; segmenting at {scale:.2f} of that size",
         )
-    progress.step("decoding the video for segmentation", span[0])
+    progress.step("decoding the video for segmentation", at)
     frames = load_frames(demo, scale)
     if all(np.array_equal(frames[0], f) for f in frames[1:]):
         log.warn("segmentation", "every frame of the video is identical: nothing moves")
-    depth = load_depth(demo, scale, log)
-    segmenter.init_state(frames, depth)
-    results: list[dict[int, ObjectMask]] = [{} for _ in frames]
-    for object_id, obj in enumerate(demo.objects):
+    return scale, frames, load_depth(demo, scale, log)
+
+
+def _propagate(
+    demo: Demo,
+    segmenter: VideoSegmenter,
+    object_ids: Iterable[int],
+    scale: float,
+    frame_count: int,
+    progress: Progress,
+    span: tuple[float, float],
+) -> list[dict[int, ObjectMask]]:
+    """Prompts the started backend with some objects' prompts and propagates them both ways.
+
+    Args:
+        demo: The demo; an object's id is its index in ``demo.objects``.
+        segmenter: The backend, after ``init_state``.
+        object_ids: The objects to segment.
+        scale: Working size / video size.
+        frame_count: The video's frames.
+        progress: Receives per-frame progress inside ``span``.
+        span: The part of the overall progress this covers.
+
+    Returns:
+        Per frame, object id -> its mask at working size (absent where the backend gave none).
+    """
+    object_ids = list(object_ids)
+    results: list[dict[int, ObjectMask]] = [{} for _ in range(frame_count)]
+    for object_id in object_ids:
+        obj = demo.objects[object_id]
         for view in obj.prompts:  # the main prompt, then the corrections on later frames
             seeded = segmenter.add_prompt(object_id, _prompt(view).scaled(scale))
             if not seeded.mask.any():
@@ -201,9 +240,9 @@ def segment_demo(
                     f"object '{obj.name}': the prompt on frame {view.frame} gives an empty mask; "
                     "draw the box tighter around the object or add a point on it"
                 )
-    earliest = min(o.frame for o in demo.objects)
-    latest = max(o.frame for o in demo.objects)
-    total = (len(frames) - earliest) + (latest + 1)
+    earliest = min(demo.objects[o].frame for o in object_ids)
+    latest = max(demo.objects[o].frame for o in object_ids)
+    total = (frame_count - earliest) + (latest + 1)
     done = 0
     for start, reverse in ((earliest, False), (latest, True)):
         for frame, masks in segmenter.propagate(start, reverse=reverse):
@@ -216,9 +255,7 @@ def segment_demo(
             done += 1
             fraction = span[0] + (span[1] - span[0]) * done / total
             progress.step(f"segmenting frame {frame} ({segmenter.name})", fraction)
-    progress.step("checking the masks for doubtful frames", span[1])
-    doubts = _assess(demo, frames, depth, results)
-    return Segmentation(segmenter.name, scale, _tracks(demo, doubts, log))
+    return results
 
 
 def _assess(demo: Demo, frames: list[np.ndarray], depth, results: list[dict[int, ObjectMask]]) -> list[Doubt]:
@@ -228,7 +265,12 @@ def _assess(demo: Demo, frames: list[np.ndarray], depth, results: list[dict[int,
     confidence = [[r[o].confidence if o in r else 0.0 for r in results] for o in range(len(demo.objects))]
     roles = [o.role for o in demo.objects]
     prompt_frames = [[p.frame for p in o.prompts] for o in demo.objects]
-    return assess(masks, confidence, frames, depth, roles, prompt_frames)
+    scale = frames[0].shape[1] / demo.video.width
+    boxes = [
+        {p.frame: None if p.box is None else tuple(scale * v for v in p.box) for p in o.prompts}
+        for o in demo.objects
+    ]
+    return assess(masks, confidence, frames, depth, roles, prompt_frames, boxes)
 
 
 def _tracks(demo: Demo, doubts: list[Doubt], log: WarningLog) -> list[ObjectTrack]:

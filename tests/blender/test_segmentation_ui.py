@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 from pathlib import Path
 
 import bpy
@@ -207,6 +208,37 @@ def test_segment_shows_masks_over_the_video(demo_scene, tmp_path: Path) -> None:
     saved = bpy.context.scene
     assert [bg.image.name for bg in _overlays(saved)] == ["Real2Gym Mask block", "Real2Gym Mask cup"]
     assert [p.name for p in saved.real2gym.object_prompts] == ["block", "cup"]
+
+
+def test_resegment_active_object_keeps_the_other_masks(demo_scene, tmp_path: Path) -> None:
+    """The operator segments only the active object, with the correction drawn in the scene, as the core does."""
+    bpy.ops.real2gym.load_prompts()
+    state = demo_scene.real2gym
+    assert bpy.ops.real2gym.segment() == {"FINISHED"}
+    out = tmp_path / "out"
+    cup = {p.name: p.read_bytes() for p in (out / "masks" / "cup").iterdir()}
+    report = json.loads((out / "report.json").read_text())
+    report["segmentation"]["objects"][1]["checked_by"] = "a person"  # kept as it is, not made again
+    (out / "report.json").write_text(json.dumps(report))
+    before = report["segmentation"]["objects"]
+    _bridge("prompts").set_drawn_prompt(state.object_prompts["block"], 6, (24, 20, 34, 38), [(29, 29, 1)])
+    state.active_prompt_index = 0
+    script = tmp_path / "script"
+    shutil.copytree(out, script)
+
+    assert bpy.ops.real2gym.resegment_object() == {"FINISHED"}
+    after = json.loads((out / "report.json").read_text())["segmentation"]["objects"]
+    assert {p.name: p.read_bytes() for p in (out / "masks" / "cup").iterdir()} == cup
+    assert after[1] == before[1] and after[0]["frames"][:6] == before[0]["frames"][:6]
+    assert after[0]["frames"][6] != before[0]["frames"][6]  # the half-block correction on frame 6
+    assert len(_overlays(demo_scene)) == 2
+    # The same as the core function on the saved prompts (a script or the command line).
+    pipeline = importlib.import_module(f"{MODULE}.real2gym_addon.pipeline")
+    pipeline.run_pipeline(state.demo_dir, script, last_stage="segment", resegment="block")
+    assert json.loads((script / "report.json").read_text())["segmentation"]["objects"] == after
+    state.active_prompt_index = 7  # no active object
+    with pytest.raises(RuntimeError, match="poll"):
+        bpy.ops.real2gym.resegment_object()
 
 
 def test_doubtful_masks_are_listed_and_lead_to_their_frames(demo_scene, tmp_path: Path) -> None:
