@@ -47,6 +47,8 @@ _UNMIX_CONTRAST = 10.0  # grey levels; below this object and background are too 
 _OBJECT_LIKE_LOG_RATIO = 2.0  # ring pixels this like the object never teach the background
 _ANCHOR_AREA = 1.5  # above this share of its prompt area a mask keeps only prompt-frame object colours
 _GROWTH_CAP = 1.3  # a mask grows at most this much from one frame to the next (else it leaks)
+_REACH = 1.3  # a mask over _REACH_AREA keeps only what lies within this many half-diagonals of the centre
+_REACH_AREA = 1.2  # ... and only a mask within this share of its prompt area either way moves the centre
 _SKIN_PENALTY = 4.0  # log odds against skin-coloured pixels, for objects that are not skin-coloured
 _SKIN_OBJECT_SHARE = 0.1  # share of skin-coloured pixels above which an object counts as skin-coloured
 
@@ -67,6 +69,8 @@ class _Track:
     lost_for: int = 0
     confidence: float = 1.0
     skin_coloured: bool = False  # the object's own colours are skin-like: hands are not cut out
+    centre: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(2))  # x, y of the object
+    reach: float = 0.0  # half the diagonal of its prompt-frame box: how far from the centre it extends
 
 
 def colour_bins(image: np.ndarray) -> np.ndarray:
@@ -220,6 +224,8 @@ class ClassicalSegmenter(VideoSegmenter):
             box=box,
             frame=prompt.frame,
             skin_coloured=float(skin(image)[mask].mean()) > _SKIN_OBJECT_SHARE,
+            centre=np.array([(box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0]),
+            reach=0.5 * float(np.hypot(box[2] - box[0], box[3] - box[1])),
         )
         # One pass of the tracker on the prompt frame sets the confidence; the seed stays GrabCut's
         # mask, which follows the object's edge better than the colour model does.
@@ -269,6 +275,7 @@ class ClassicalSegmenter(VideoSegmenter):
             track.velocity = 0.5 * track.velocity + 0.5 * (centre_now - centre_then)
         else:
             track.velocity = np.zeros(2)
+            track.centre = centre_now
         track.box, track.confidence, track.lost_for = box, confidence, 0
 
     def _roi(self, track: _Track, margin: float) -> tuple[int, int, int, int]:
@@ -319,6 +326,7 @@ class ClassicalSegmenter(VideoSegmenter):
             last = cv2.resize(last, (work_w, work_h), interpolation=cv2.INTER_AREA)
         # Spatial prior: the last mask carried along the flow (for each pixel here, where it was).
         predicted = last > 0.5
+        moved = np.zeros(2)  # where the object's centre moved since ``previous``, working-size pixels
         if previous != frame:
             gray, gray_before = (cv2.cvtColor(i, cv2.COLOR_BGR2GRAY) for i in (image, before))
             backward = self._flow.calc(gray, gray_before, None)
@@ -327,6 +335,9 @@ class ClassicalSegmenter(VideoSegmenter):
             )
             warped = cv2.remap(last, grid_x + backward[..., 0], grid_y + backward[..., 1], cv2.INTER_LINEAR)
             predicted = warped > 0.5 if (warped > 0.5).any() else predicted
+            near = self._near(track, roi, (work_w, work_h))
+            if near.any():
+                moved = -np.median(backward[near], axis=0) / track.scale
         band = band_full * track.scale
         outside = cv2.distanceTransform((~predicted).astype(np.uint8), cv2.DIST_L2, 3)
         logit = _INSIDE_BONUS - _OUTSIDE_SLOPE * outside / band
@@ -350,6 +361,10 @@ class ClassicalSegmenter(VideoSegmenter):
             colour = cv2.resize(colour, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
             anchored = cv2.resize(anchored, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
         region = self._clean(logit > 0, colour, track.reference_area)
+        centre = track.centre + moved
+        if region.sum() > _REACH_AREA * track.reference_area:  # an arm reaches out of it: keep its reach
+            within = self._near(dataclasses.replace(track, centre=centre), roi, (x1 - x0, y1 - y0), _REACH)
+            region = self._clean(region & within, colour, track.reference_area)
         if region.sum() > _ANCHOR_AREA * track.reference_area:
             # Larger than the object was: the local background model may have learnt what the mask
             # took in (a hand, an arm, the window). Keep what is the object's colour against the
@@ -361,7 +376,26 @@ class ClassicalSegmenter(VideoSegmenter):
             region = self._clean(logit > max(threshold, 0.0), colour, track.reference_area)
         if region.any() and float(colour[region].mean()) < _ALIVE_LOG_RATIO:
             region[:] = False
+        track.centre = centre
+        # The whole object, neither partly hidden nor grown into something else, gives its centre.
+        if 1 / _REACH_AREA <= region.sum() / track.reference_area <= _REACH_AREA:
+            ys, xs = np.nonzero(region)
+            track.centre = np.array(
+                [(xs.min() + xs.max() + 1) / 2.0 + x0, (ys.min() + ys.max() + 1) / 2.0 + y0]
+            )
         return region, roi, self._confidence(colour[region], track.reference_area)
+
+    @staticmethod
+    def _near(
+        track: _Track, roi: tuple[int, int, int, int], size: tuple[int, int], reach: float = 1.0
+    ) -> np.ndarray:
+        """Pixels of the region of interest (at ``size``) within ``reach`` half-diagonals of the track's centre."""
+        x0, y0, x1, y1 = roi
+        width, height = size
+        xs = x0 + (np.arange(width, dtype=np.float32) + 0.5) * (x1 - x0) / width
+        ys = y0 + (np.arange(height, dtype=np.float32) + 0.5) * (y1 - y0) / height
+        dx, dy = xs[None, :] - track.centre[0], ys[:, None] - track.centre[1]
+        return dx * dx + dy * dy <= (reach * track.reach) ** 2
 
     @staticmethod
     def _depth_penalty(depth: np.ndarray, before_depth: np.ndarray, last: np.ndarray) -> np.ndarray:

@@ -57,6 +57,9 @@ PARTIAL_SPAN = 0.75
 """A prompt-frame mask spanning less than this share of its box's width or height missed part of it ..."""
 PARTIAL_FILL = 0.45
 """... and so does one covering less than this share of the box's area."""
+DRIFT_AREA = 1.5
+"""A static object's backend mask elsewhere and at most this many times its prompt area is the object moved
+(a larger one is a leak, and the object stays where it was)."""
 MERGE_SHARE = 0.5
 """Intersection over union from which two objects' masks are one."""
 CHANGED = 14.0
@@ -444,7 +447,7 @@ def assess(
             centre, home_centre = _centroid(current[o]), _centroid(home)
             size = np.sqrt(reference_area[o])
             if (centre is not None and np.hypot(*(centre - home_centre)) > 0.5 * size
-                    and _area(current[o]) <= LEAK_RATIO * reference_area[o]):  # fmt: skip
+                    and _area(current[o]) <= DRIFT_AREA * reference_area[o]):  # fmt: skip
                 reasons[o] = "drift"
                 continue
             around = cv2.dilate(home.astype(np.uint8), _disk(max(2, int(0.15 * size)))) > 0

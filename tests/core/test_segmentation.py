@@ -21,6 +21,7 @@ import pytest
 from real2gym_addon.demo import load_demo
 from real2gym_addon.errors import WarningLog
 from real2gym_addon.segmentation import ClassicalSegmenter, FlowWarpSegmenter, segment_demo
+from real2gym_addon.segmentation.base import Prompt
 from real2gym_addon.truth import mask_iou
 
 BLOCK = 30  # px, edge of the block at 320x240
@@ -217,3 +218,29 @@ def test_object_never_seen_again_is_named_in_a_warning(tmp_path: Path) -> None:
     assert abs(reported - last_seen) <= 1, messages[0]
     assert not any(m for m in log.warnings if "'cup'" in m.message)
     assert not _block(segmentation).masks[-1].any()
+
+
+def test_an_arm_of_the_objects_colour_reaching_out_of_it_is_cut_off() -> None:
+    """A held object's mask must not follow an arm of its colour away from it (a mug taking in the arm)."""
+    rng = np.random.default_rng(3)
+    table = _table(320, 240, rng)
+    frames, block = [], np.zeros((240, 320), bool)
+    block[100 : 100 + BLOCK, 60 : 60 + BLOCK] = True
+    for index in range(16):
+        image = table.copy()
+        image[block] = (30, 35, 200)
+        if index >= 3:  # an arm of nearly the block's colour grows out of its right side
+            image[105:125, 60 + BLOCK : min(320, 60 + BLOCK + 20 * (index - 2))] = (40, 45, 190)
+        frames.append(np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8))
+    segmenter = ClassicalSegmenter()
+    segmenter.init_state(frames)
+    box = (56.0, 96.0, 64.0 + BLOCK, 104.0 + BLOCK)
+    segmenter.add_prompt(0, Prompt(frame=0, box=box, points=np.zeros((0, 2), np.float32),
+                                   labels=np.zeros(0, np.int32)))  # fmt: skip
+    reach = 1.3 * 0.5 * np.hypot(BLOCK + 8, BLOCK + 8)  # the tracker's reach around the box's centre
+    for frame, masks in segmenter.propagate(0):
+        mask = masks[0].mask
+        ys, xs = np.nonzero(mask)
+        assert xs.size, frame
+        assert np.hypot(xs - 75, ys - 115).max() <= reach + 2, f"frame {frame}: the mask follows the arm"
+        assert mask_iou(mask, block) > 0.5, frame
