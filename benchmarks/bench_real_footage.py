@@ -11,7 +11,7 @@ frame is *flagged* for an object when its confidence is below 0.5 or it carries
 
 Per object: the share of frames flagged, the share of its obvious-failure frames that
 are flagged (target >= 0.9) and the share of its frames that are obvious failures
-(target <= 0.25). Contact sheets (six frames per clip, each object's mask outline and
+(target <= 0.25); and the same two over all clips' object-frames together. Contact sheets (six frames per clip, each object's mask outline and
 name, the frame number, a red REVIEW where flagged) are written to
 ``.cache/bench_out/real_footage/<clip>.png``.
 """
@@ -144,6 +144,7 @@ def run(args) -> list[Figure]:
         print(f"{NAME}: no clips in {FOOTAGE}; skipped", file=sys.stderr)
         return []
     figures: list[Figure] = []
+    failure_frames, flagged_failures, object_frames = 0, 0, 0
     for clip in clips:
         print(f"{NAME}: segmenting {clip.name}", file=sys.stderr, flush=True)
         demo = load_demo(clip)
@@ -156,6 +157,9 @@ def run(args) -> list[Figure]:
             failures = int(f["failure"].sum())
             caught = float(f["flagged"][f["failure"]].mean()) if failures else float("nan")
             share = float(f["failure"].mean())
+            failure_frames += failures
+            flagged_failures += int(f["flagged"][f["failure"]].sum())
+            object_frames += len(f["failure"])
             figures += [
                 Figure(
                     NAME,
@@ -181,4 +185,24 @@ def run(args) -> list[Figure]:
                     passed=share <= FAILURE_SHARE,
                 ),
             ]
+    caught = flagged_failures / failure_frames if failure_frames else float("nan")
+    share = failure_frames / object_frames
+    figures += [
+        Figure(
+            NAME,
+            f"all clips: obvious failures flagged ({failure_frames} of {object_frames} object-frames)",
+            caught,
+            "",
+            target=f">= {CAUGHT_SHARE}",
+            passed=None if not failure_frames else caught >= CAUGHT_SHARE,
+        ),
+        Figure(
+            NAME,
+            "all clips: share of object-frames that are obvious failures",
+            share,
+            "",
+            target=f"<= {FAILURE_SHARE}",
+            passed=share <= FAILURE_SHARE,
+        ),
+    ]
     return figures

@@ -10,7 +10,7 @@ the mask (SAM2's own state is untouched) so that the timing goes on.
 
 SAM2 runs through :func:`segment_demo` exactly as bench_segmentation runs the
 classical backend (same frames, same objects, the segmenter's own time counted
-by ``_timed``), on the CPU twice: with one torch thread and with one per core.
+by ``timing.timed``), on the CPU twice: with one torch thread and with one per core.
 The classical backend on one core, on the same frames in the same run, is the
 baseline. SAM2 needs several seconds a frame on a CPU, so there it runs on the
 first :data:`CPU_FRAMES` frames of the demo (the figure names say so); each
@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from bench_segmentation import _timed
 from run import REPO, Figure
+from timing import segment_timed
 
 sys.path.insert(0, str(REPO))  # the core package, from a checkout
 
@@ -129,16 +129,6 @@ def _for_timing(segmenter: VideoSegmenter) -> VideoSegmenter:
     return ForTiming()
 
 
-def _speed(demo: Demo, segmenter: VideoSegmenter) -> float:
-    """Segments the demo as bench_segmentation does; returns frames/s per object (the segmenter's time)."""
-    from real2gym_addon.errors import WarningLog
-    from real2gym_addon.segmentation import segment_demo
-
-    timed = _timed(segmenter)
-    segment_demo(demo, timed, log=WarningLog())
-    return demo.video.frames * len(demo.objects) / timed.seconds
-
-
 def _reset_peak_rss() -> bool:
     """Resets the kernel's peak-RSS mark of this process (Linux); False where it cannot."""
     try:
@@ -211,14 +201,14 @@ def _sam2_figures(full: Demo, demo: Demo, which: str, device: str, classical: fl
         figures = [Figure(NAME, f"model load ({device}, {RANDOM})", time.perf_counter() - started, "s")]
     if device == "cuda":
         # CUDA's and cuBLAS's start-up, untimed.
-        _speed(_first_frames(full, WARM_UP_FRAMES), _for_timing(sam2))
+        segment_timed(_first_frames(full, WARM_UP_FRAMES), _for_timing(sam2))
         torch.cuda.reset_peak_memory_stats()
     try:
         for label, run_threads in _runs(device):
             torch.set_num_threads(run_threads)
             print(f"{NAME}: segmenting, {label} ...", file=sys.stderr, flush=True)
             timing = _for_timing(sam2)
-            fps, slowest = _speed(demo, timing), max(timing.frame_seconds)
+            fps, slowest = segment_timed(demo, timing)[1], max(timing.frame_seconds)
             figures += [
                 Figure(
                     NAME,
@@ -268,7 +258,7 @@ def run(args) -> list[Figure]:
     print(f"{NAME}: {device}, {which} of {full.path.name}, {len(demo.objects)} objects", file=sys.stderr)
 
     cv2.setNumThreads(1)
-    classical = _speed(demo, ClassicalSegmenter())
+    classical = segment_timed(demo, ClassicalSegmenter())[1]
     rss_before = _rss_mb("VmRSS")
     exact_peak = _reset_peak_rss()
     figures = _sam2_figures(full, demo, which, device, classical)

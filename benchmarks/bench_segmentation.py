@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import os
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 from run import REPO, Figure
+from timing import segment_timed
 
 sys.path.insert(0, str(REPO))  # the core package, from a checkout
 
@@ -45,50 +44,13 @@ def _demos(args) -> list[Path]:
     return demos
 
 
-def _timed(segmenter):
-    """Wraps a segmenter so the seconds spent inside it add up in ``.seconds``."""
-    from real2gym_addon.segmentation import VideoSegmenter
-
-    class Timed(VideoSegmenter):
-        name = segmenter.name
-
-        def __init__(self) -> None:
-            self.seconds = 0.0
-
-        def init_state(self, frames, depth=None) -> None:
-            started = time.perf_counter()
-            segmenter.init_state(frames, depth)
-            self.seconds += time.perf_counter() - started
-
-        def add_prompt(self, object_id, prompt):
-            started = time.perf_counter()
-            result = segmenter.add_prompt(object_id, prompt)
-            self.seconds += time.perf_counter() - started
-            return result
-
-        def propagate(self, start_frame, reverse=False) -> Iterator:
-            frames = segmenter.propagate(start_frame, reverse)
-            while True:
-                started = time.perf_counter()
-                item = next(frames, None)
-                self.seconds += time.perf_counter() - started
-                if item is None:
-                    return
-                yield item
-
-    return Timed()
-
-
 def _score(demo_path: Path, segmenter) -> dict:
     """Segments one demo; returns per-object IoU figures, hidden-frame detections and frames/s."""
     from real2gym_addon.demo import load_demo
-    from real2gym_addon.errors import WarningLog
-    from real2gym_addon.segmentation import segment_demo
     from real2gym_addon.truth import load_truth, mask_iou
 
     demo, truth = load_demo(demo_path), load_truth(demo_path)
-    timed = _timed(segmenter)
-    segmentation = segment_demo(demo, timed, log=WarningLog())
+    segmentation, fps = segment_timed(demo, segmenter)
     objects = {}
     for track in segmentation.objects:
         ious, half, seen_hidden = [], [], 0
@@ -106,7 +68,6 @@ def _score(demo_path: Path, segmenter) -> dict:
             "seen_hidden": seen_hidden,
             "hidden": sum(not f.visible for f in truth.objects[track.name].frames),
         }
-    fps = demo.video.frames * len(demo.objects) / timed.seconds
     return {"objects": objects, "fps": fps, "size": f"{demo.video.width}x{demo.video.height}"}
 
 

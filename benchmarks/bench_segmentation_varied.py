@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_segmentation import _timed
 from run import REPO, Figure
+from timing import segment_timed
 
 sys.path.insert(0, str(REPO))  # the core package, from a checkout
 
@@ -51,7 +51,8 @@ _STAMP = ".generator"
 def _generator_hash() -> str:
     """Hash of the generator's source: a cached scene made by another version is made again."""
     digest = hashlib.sha256()
-    for path in sorted((REPO / "tools").glob("*varied*.py")) + [REPO / "tools" / "_demo_sensor.py"]:
+    shared = [REPO / "tools" / "_demo_sensor.py", REPO / "tools" / "_demo_output.py"]
+    for path in sorted((REPO / "tools").glob("*varied*.py")) + shared:
         digest.update(path.read_bytes())
     return f"{digest.hexdigest()[:16]} frames={FRAMES} samples={SAMPLES}"
 
@@ -92,13 +93,10 @@ def scene_folders() -> dict[str, Path]:
 def _score(demo_path: Path, segmenter) -> dict:
     """Segments one demo; per object and frame the IoU, truth visibility, confidence and review flag."""
     from real2gym_addon.demo import load_demo
-    from real2gym_addon.errors import WarningLog
-    from real2gym_addon.segmentation import segment_demo
     from real2gym_addon.truth import load_truth, mask_iou
 
     demo, truth = load_demo(demo_path), load_truth(demo_path)
-    timed = _timed(segmenter)
-    segmentation = segment_demo(demo, timed, log=WarningLog())
+    segmentation, fps = segment_timed(demo, segmenter)
     objects = {}
     for track in segmentation.objects:
         rows = []
@@ -115,7 +113,6 @@ def _score(demo_path: Path, segmenter) -> dict:
                 )
             )
         objects[track.name] = np.array(rows, dtype=float).reshape(-1, 4)
-    fps = demo.video.frames * len(demo.objects) / timed.seconds
     return {"objects": objects, "fps": fps, "size": f"{demo.video.width}x{demo.video.height}"}
 
 

@@ -58,9 +58,13 @@ class REAL2GYM_PG_prompt_point(bpy.types.PropertyGroup):
     )
 
 
-class REAL2GYM_PG_prompt_correction(bpy.types.PropertyGroup):
-    """A correction: a further box (and points) for the object on a later frame; its mask is
-    re-seeded from there on (prompts.json's ``prompts`` list)."""
+class _FramePrompt:
+    """A box and points drawn on one video frame: the properties an object's prompt and its
+    corrections share.
+
+    A mix-in, not a PropertyGroup: Blender registers the ``bpy.props`` annotations of base
+    classes that are not Blender types along with the class's own.
+    """
 
     frame: bpy.props.IntProperty(name="Frame", description="The video frame the box is drawn on", min=0)
     box: bpy.props.FloatVectorProperty(
@@ -72,7 +76,12 @@ class REAL2GYM_PG_prompt_correction(bpy.types.PropertyGroup):
     points: bpy.props.CollectionProperty(type=REAL2GYM_PG_prompt_point, name="Points")
 
 
-class REAL2GYM_PG_object_prompt(bpy.types.PropertyGroup):
+class REAL2GYM_PG_prompt_correction(_FramePrompt, bpy.types.PropertyGroup):
+    """A correction: a further box (and points) for the object on a later frame; its mask is
+    re-seeded from there on (prompts.json's ``prompts`` list)."""
+
+
+class REAL2GYM_PG_object_prompt(_FramePrompt, bpy.types.PropertyGroup):
     """One object of prompts.json: what to segment, and how to show its masks.
 
     ``name`` (the PropertyGroup's own) is the object's name in prompts.json.
@@ -81,14 +90,6 @@ class REAL2GYM_PG_object_prompt(bpy.types.PropertyGroup):
     source_name: bpy.props.StringProperty(
         name="Name in File", description="The name this object had in prompts.json when loaded"
     )
-    frame: bpy.props.IntProperty(name="Frame", description="The video frame the box is drawn on", min=0)
-    box: bpy.props.FloatVectorProperty(
-        name="Box",
-        description="x0, y0, x1, y1 in video pixels (x right, y down from the top-left corner)",
-        size=4,
-        min=0.0,
-    )
-    points: bpy.props.CollectionProperty(type=REAL2GYM_PG_prompt_point, name="Points")
     corrections: bpy.props.CollectionProperty(
         type=REAL2GYM_PG_prompt_correction,
         name="Corrections",

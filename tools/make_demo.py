@@ -21,9 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +33,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _demo_motion import plan_script, top_down_quat  # noqa: E402
+from _demo_output import staged_output  # noqa: E402
 from _demo_render import DemoRenderer, Intrinsics  # noqa: E402
 from _demo_scene import (  # noqa: E402
     BOWL_BASE_RATIO,
@@ -182,19 +181,6 @@ def _place_distractor(
     return best
 
 
-def _install(staging: Path, out: Path) -> None:
-    """Move the generated files into ``out``, replacing earlier generated ones only."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name in _GENERATED:
-        old = out / name
-        if old.is_dir():
-            shutil.rmtree(old)
-        elif old.exists():
-            old.unlink()
-        if (staging / name).exists():
-            (staging / name).rename(old)
-
-
 def _count_video_frames(path: Path) -> int:
     capture = cv2.VideoCapture(str(path))
     count = 0
@@ -304,19 +290,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.monotonic()
     out = args.out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
-        truth = generate(args, staging)
-        _install(staging, out)
+        with staged_output(out, _GENERATED) as staging:
+            truth = generate(args, staging)
     except ValueError as error:  # options the gripper or the script cannot handle
         print(f"make_demo: bad options: {error}", file=sys.stderr)
         return 2
     except RuntimeError as error:  # the simulated demo did not go as planned
         print(f"make_demo: failed: {error}", file=sys.stderr)
         return 1
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
     inside = truth["checks"][f"in_{args.target}"]
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

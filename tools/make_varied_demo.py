@@ -39,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from _demo_output import staged_output  # noqa: E402
 from _demo_sensor import sensor_depth  # noqa: E402
 from _varied_blender import HAND_ID, Renderer  # noqa: E402
 from _varied_draw import draw_scene  # noqa: E402
@@ -235,35 +236,19 @@ def generate(args: argparse.Namespace, staging: Path, work: Path) -> dict:
     return truth
 
 
-def _install(staging: Path, out: Path) -> None:
-    """Moves the generated files into ``out``, replacing earlier generated ones only."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name in _GENERATED:
-        old = out / name
-        if old.is_dir():
-            shutil.rmtree(old)
-        elif old.exists():
-            old.unlink()
-        if (staging / name).exists():
-            (staging / name).rename(old)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Runs the generator; returns the process exit status."""
     args = parse_args(argv)
     started = time.monotonic()
     out = args.out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     work = Path(tempfile.mkdtemp(prefix="varied-render-"))
     try:
-        truth = generate(args, staging, work)
-        _install(staging, out)
+        with staged_output(out, _GENERATED) as staging:
+            truth = generate(args, staging, work)
     except RuntimeError as error:
         print(f"make_varied_demo: failed: {error}", file=sys.stderr)
         return 1
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
     gen = truth["generator"]
     names = ", ".join(f"{o['name']} ({o['shape']}, {o['role']})" for o in truth["objects"])
