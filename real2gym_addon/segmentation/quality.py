@@ -14,8 +14,9 @@ carries ``review`` with one reason (:data:`REASONS`), most serious first:
   than :data:`PARTIAL_RING` of them: part of the object was left out, rather than hidden
   by something of other colours, such as a gripper), or it is judged against a
   prompt-frame mask that fills too little of the box drawn there (spans under
-  :data:`PARTIAL_SPAN` of its width or height, or covers under :data:`PARTIAL_FILL` of it),
-  so that every mask carried from it is doubtful too;
+  :data:`PARTIAL_SPAN` of its width or height, or leaves one side of it emptier than the
+  opposite one by more than :data:`PARTIAL_LOPSIDED` of it: a loosely drawn box, with a
+  margin all round, is fine), so that every mask carried from it is doubtful too;
 - ``appearance``: the mask's colours are not the object's colours on its prompt frame;
 - ``drift``: an object that should stay put (a static, support or container object)
   moved away from where it was prompted;
@@ -53,10 +54,10 @@ PARTIAL_AREA = 0.5
 """A mask under this share of its prompt-frame area holds only part of the object (hidden, or lost)."""
 PARTIAL_RING = 0.03
 """Share of the pixels around a shrunken mask in the object's colours from which part of it was left out."""
-PARTIAL_SPAN = 0.75
+PARTIAL_SPAN = 0.5
 """A prompt-frame mask spanning less than this share of its box's width or height missed part of it ..."""
-PARTIAL_FILL = 0.45
-"""... and so does one covering less than this share of the box's area."""
+PARTIAL_LOPSIDED = 0.15
+"""... and so does one whose gaps to two opposite sides of the box differ by more than this share of it."""
 DRIFT_AREA = 1.5
 """A static object's backend mask elsewhere and at most this many times its prompt area is the object moved
 (a larger one is a leak, and the object stays where it was)."""
@@ -349,7 +350,11 @@ def _disk(radius: int) -> np.ndarray:
 
 
 def _fills_box(mask: np.ndarray, box: Sequence[float] | None) -> bool:
-    """Whether a prompt-frame mask fills the box drawn around the object (True without a box)."""
+    """Whether a prompt-frame mask fills the box drawn around the object (True without a box).
+
+    A box drawn loosely leaves a margin on every side; a mask that holds only part of the
+    object leaves one side of the box much emptier than the opposite one, or spans little of it.
+    """
     if box is None:
         return True
     x0, y0, x1, y1 = box
@@ -357,8 +362,11 @@ def _fills_box(mask: np.ndarray, box: Sequence[float] | None) -> bool:
     ys, xs = np.nonzero(mask)
     if xs.size == 0:
         return False
-    span = min((xs.max() + 1 - xs.min()) / width, (ys.max() + 1 - ys.min()) / height)
-    return span >= PARTIAL_SPAN and xs.size >= PARTIAL_FILL * width * height
+    left, right = max(0.0, (xs.min() - x0) / width), max(0.0, (x1 - xs.max() - 1) / width)
+    top, bottom = max(0.0, (ys.min() - y0) / height), max(0.0, (y1 - ys.max() - 1) / height)
+    span = min(1.0 - left - right, 1.0 - top - bottom)
+    lopsided = max(abs(left - right), abs(top - bottom))
+    return span >= PARTIAL_SPAN and lopsided <= PARTIAL_LOPSIDED
 
 
 def _specks(mask: np.ndarray, reference_area: float) -> bool:

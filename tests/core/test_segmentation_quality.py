@@ -116,7 +116,13 @@ def test_a_first_mask_that_misses_most_of_its_box_makes_every_frame_partial() ->
     (doubt,) = assess([masks], confidence, _video(), None, ["manipulated"], [0], [drawn])
     assert doubt.reason == ["partial"] * FRAMES
     assert max(doubt.confidence) <= REVIEW_CONFIDENCE
-    # The whole object in that box is fine; so is a mask whose box was not given.
+    # The whole object in that box is fine, and in a box drawn loosely, with a margin all round;
+    # so is a mask whose box was not given.
+    loose = {0: (48, 28, 112, 92)}
+    (doubt,) = assess(
+        [[_box(60, 40, 100, 80)] * FRAMES], confidence, _video(), None, ["manipulated"], [0], [loose]
+    )
+    assert not any(doubt.review)
     (doubt,) = assess(
         [[_box(60, 40, 100, 80)] * FRAMES], confidence, _video(), None, ["manipulated"], [0], [drawn]
     )
