@@ -38,6 +38,7 @@ CHECK_LABELS = {
     "stability": "Stability",
     "penetration": "Penetration",
     "trajectory_fidelity": "Fidelity",
+    "release_clearance": "Release",
     "no_shortcuts": "No shortcuts",
     "simulation_stable": "Sim stable",
 }
@@ -238,6 +239,10 @@ def _known_figure(name: str, check: dict) -> str:
         return f"{_mm(check['max_m'])} ({check['object']}, f {check['frame']})"
     if name == "trajectory_fidelity":
         return f"RMS {_mm(max(check['rms_m'].values(), default=0.0))}"
+    if name == "release_clearance":
+        if "clearance_m" not in check:
+            return str(check.get("reason", ""))
+        return f"+{_mm(check['clearance_m'])}, {'freed' if check['freed'] else 'still held'}"
     if name == "no_shortcuts":
         return "none" if not check["problems"] else f"{len(check['problems'])} found"
     if name == "simulation_stable":

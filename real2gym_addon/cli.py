@@ -125,8 +125,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _print_review(run.scene.segmentation, only=run.resegment)
     if run.scene.verification is not None:
         _print_verification(run.scene.verification)
+        if getattr(args, "repair", False) and not run.scene.verification["passed"]:
+            return _repair(run.out_dir, args.repair_rounds, args.quiet)
         return 0 if run.scene.verification["passed"] else EXIT_NOT_VERIFIED
     return 0
+
+
+def _repair(out_dir, rounds: int, quiet: bool) -> int:
+    """Applies the computed suggestions in turn (``fixes.repair``) and prints each step."""
+    from .fixes.repair import repair_run
+
+    def say(message: str, fraction: float) -> None:
+        if not quiet:
+            print(f"real2gym: {message}", file=sys.stderr)
+
+    report = repair_run(out_dir, rounds, say)
+    summary = report["repair"]
+    for index, step in enumerate(summary["rounds"], start=1):
+        kept = "kept" if step["kept"] else f"not kept ({step.get('reverted') or step.get('error')})"
+        failing = ", ".join(step.get("failed_after", [])) or "none"
+        print(f"repair {index}: {step['fix']['kind']} on {step['fix']['object']} [{step['check']}] {kept}; "
+              f"failing after: {failing}")  # fmt: skip
+    print(f"repair: {'VERIFIED' if summary['passed_after'] else 'not verified'} ({summary['stopped']}); "
+          "each kept step is in the edit log: undo with 'real2gym fix OUT --undo'")  # fmt: skip
+    _print_verification(report["verification"])
+    return 0 if summary["passed_after"] else EXIT_NOT_VERIFIED
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -294,6 +317,8 @@ def _cmd_fix(args: argparse.Namespace) -> int:
                 )
             )
         return 0
+    if args.repair:
+        return _repair(args.out_dir, args.repair_rounds, args.quiet)
     if args.probe:
         from .fixes.edits import find_object
 
@@ -398,6 +423,13 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run the whole pipeline on a demo folder")
     _add_common(run)
     run.add_argument("--no-blend", action="store_true", help="do not write scene.blend")
+    run.add_argument(
+        "--repair",
+        action="store_true",
+        help="if the scene does not verify, apply the computed fix suggestions in turn",
+    )
+    run.add_argument("--repair-rounds", type=_whole_in(1, 20), default=5, metavar="N",
+                     help="at most N repair rounds (default 5)")  # fmt: skip
     run.set_defaults(handler=_cmd_run)
     segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
     _add_common(segment)
@@ -441,6 +473,19 @@ def build_parser() -> argparse.ArgumentParser:
                      help="move (or add) a keyframe; EVENT= deletes it")  # fmt: skip
     fix.add_argument("--probe", action="store_true", help="only drop a probe into the container and report")
     fix.add_argument("--suggest", action="store_true", help="only list the suggested fixes")
+    fix.add_argument(
+        "--repair",
+        action="store_true",
+        help="apply the suggested fixes in turn, verifying after each, until verified",
+    )
+    fix.add_argument(
+        "--repair-rounds",
+        type=_whole_in(1, 20),
+        default=5,
+        metavar="N",
+        help="at most N repair rounds (default 5)",
+    )
+    fix.add_argument("-q", "--quiet", action="store_true", help="no progress output")  # fmt: skip
     fix.add_argument(
         "--apply-suggestion", type=_whole_in(1), metavar="N", help="apply suggestion N (see --suggest)"
     )

@@ -3,8 +3,14 @@
 :func:`read_trajectory` is the door: it checks the whole file before any stage
 runs (structure, frames inside the video and in order, finite positions within
 reach, unit quaternions, the gripper's state in range) and says how much of the
-video the recording covers. The geometry stage turns the checked samples into a
-per-frame world-frame path (``geometry.keyframes.load_trajectory``).
+video the recording covers. Robots write their hand in several ways (CONTRACT.md,
+docs/data-contract.md): in the camera, world or robot-base frame; at the flange with a
+``tcp_offset`` to the grasp centre; with another axis convention (``axes``); the gripper
+as fraction open, finger gap in metres or closure, commanded or measured. The reader
+turns every form into one: the grasp centre in the camera or world frame, z the
+approach and y the opening direction, and the finger gap in metres. The geometry stage
+turns the checked samples into a per-frame world-frame path
+(``geometry.keyframes.load_trajectory``).
 """
 
 from __future__ import annotations
@@ -19,8 +25,19 @@ import numpy as np
 
 from .errors import DemoFolderError, WarningLog
 
-FRAMES_OF = ("camera", "world")
+FRAMES_OF = ("camera", "world", "robot_base")
 """What a recorded position is relative to."""
+GRIPPER_KINDS = ("commanded", "measured")
+"""A gripper state is what the robot was told (closed = 0 gap) or what its fingers measured
+(the object's width while it holds)."""
+AXES = ("+x", "-x", "+y", "-y", "+z", "-z")
+"""Signed axes of the recorded rotation that ``axes`` may name."""
+DEFAULT_AXES = {"approach": "+z", "opening": "+y"}
+"""The contract's convention: z palm to fingertips, y the direction the fingers open."""
+RIGID_TOLERANCE = 1e-3
+"""How far a given 4x4's rotation part may be from orthonormal."""
+MAX_TCP_OFFSET = 0.5
+"""Metres: a longer flange-to-grasp-centre offset is a unit mistake."""
 QUATERNION_TOLERANCE = 0.01
 """How far from 1 a recorded quaternion's norm may be (it is normalised)."""
 MAX_GRIPPER_WIDTH = 0.2
@@ -37,12 +54,20 @@ FULL_OPENING = 0.08
 class TrajectorySamples:
     """The checked samples of trajectory.json, in frame order.
 
+    Whatever form the file used, the samples are the grasp centre (between the
+    finger pads) in the camera or world frame, in the contract's axes (z the
+    approach, y the opening direction).
+
     Attributes:
-        frame_of: ``"camera"`` or ``"world"``: the frame positions and rotations are in.
+        frame_of: ``"camera"`` or ``"world"``: the frame positions and rotations are in
+            (a ``robot_base`` recording is moved into the frame its transform names).
         frames: ``N`` video frames (0-based, increasing) that have a sample.
         positions: ``Nx3`` grasp centre, metres.
         quaternions: ``Nx4`` unit ``[w, x, y, z]``.
-        opening: ``N`` gripper opening in [0, 1], 1 = fully open.
+        opening: ``N`` gripper opening in [0, 1], 1 = fully open (:data:`FULL_OPENING`).
+        width: ``N`` finger gap (m), or None when the file gave no gripper state.
+        kind: ``"commanded"`` or ``"measured"``.
+        form: What the file used, for the report: frame, gripper field, tcp offset, axes.
     """
 
     frame_of: str
@@ -50,6 +75,9 @@ class TrajectorySamples:
     positions: np.ndarray
     quaternions: np.ndarray
     opening: np.ndarray
+    width: np.ndarray | None = None
+    kind: str = "commanded"
+    form: dict = dataclasses.field(default_factory=dict)
 
 
 def _vector(sample: dict, key: str, count: int, where: str) -> list[float]:
@@ -76,16 +104,136 @@ def _number(sample: dict, key: str, where: str, low: float, high: float, meaning
     return float(value)
 
 
-def _opening(sample: dict, where: str) -> float | None:
-    """The gripper opening in [0, 1] from whichever of the contract's forms the sample uses."""
-    if "gripper" in sample:
-        return _number(sample, "gripper", where, 0.0, 1.0, "fraction open, 1 = fully open")
-    if "gripper_closure" in sample:
-        return 1.0 - _number(sample, "gripper_closure", where, 0.0, 1.0, "0 open, 1 closed")
-    if "gripper_width_m" in sample:
-        width = _number(sample, "gripper_width_m", where, 0.0, MAX_GRIPPER_WIDTH, "finger gap in metres")
-        return min(width / FULL_OPENING, 1.0)
-    return None
+GRIPPER_FIELDS = ("gripper", "gripper_width_m", "gripper_closure")
+"""The per-sample gripper state: fraction open, finger gap in metres, closure (0 open, 1 closed)."""
+
+
+def _width(sample: dict, where: str, full: float) -> tuple[str, float] | None:
+    """The finger gap (m) from whichever of the contract's forms the sample uses, and that form's name."""
+    given = [key for key in GRIPPER_FIELDS if key in sample]
+    if len(given) > 1:
+        raise DemoFolderError(f"{where}: give one gripper state, not {' and '.join(given)}")
+    if not given:
+        return None
+    if given[0] == "gripper":
+        return "gripper", full * _number(sample, "gripper", where, 0.0, 1.0, "fraction open, 1 = fully open")
+    if given[0] == "gripper_closure":
+        closure = _number(sample, "gripper_closure", where, 0.0, 1.0, "0 open, 1 closed")
+        return "gripper_closure", full * (1.0 - closure)
+    width = _number(sample, "gripper_width_m", where, 0.0, MAX_GRIPPER_WIDTH, "finger gap in metres")
+    return "gripper_width_m", width
+
+
+def _rigid(data: dict, key: str) -> np.ndarray:
+    """A 4x4 rigid transform from the file, checked."""
+    value = data.get(key)
+    try:
+        matrix = np.array(value, float)
+    except (TypeError, ValueError):
+        matrix = np.zeros(0)
+    if matrix.shape != (4, 4) or not np.isfinite(matrix).all():
+        raise DemoFolderError(f"trajectory.json: '{key}' must be a 4x4 matrix of finite numbers (rows of 4)")
+    rotation = matrix[:3, :3]
+    if (
+        np.abs(rotation @ rotation.T - np.eye(3)).max() > RIGID_TOLERANCE
+        or np.linalg.det(rotation) < 0
+        or np.abs(matrix[3] - [0, 0, 0, 1]).max() > 1e-9
+    ):
+        raise DemoFolderError(
+            f"trajectory.json: '{key}' is not a rigid transform (its rotation part must be orthonormal "
+            "with determinant 1 and its last row 0 0 0 1)"
+        )
+    if np.linalg.norm(matrix[:3, 3]) > MAX_POSITION:
+        raise DemoFolderError(
+            f"trajectory.json: '{key}' moves by {np.linalg.norm(matrix[:3, 3]):.3g} m; translations are in metres"
+        )
+    return matrix
+
+
+def _axis(name: str, value: Any) -> np.ndarray:
+    if value not in AXES:
+        raise DemoFolderError(
+            f"trajectory.json: axes '{name}' must be one of {', '.join(AXES)}, got {value!r:.40}"
+        )
+    vector = np.zeros(3)
+    vector["xyz".index(value[1])] = 1.0 if value[0] == "+" else -1.0
+    return vector
+
+
+def _axes(data: dict) -> np.ndarray:
+    """3x3 whose columns are the contract's x, y (opening) and z (approach) in the recorded pose's axes."""
+    axes = data.get("axes", DEFAULT_AXES)
+    if isinstance(axes, str):  # a description (the generators' short form writes one): the contract's axes
+        axes = DEFAULT_AXES
+    if not isinstance(axes, dict) or set(axes) - {"approach", "opening"}:
+        raise DemoFolderError(
+            'trajectory.json: \'axes\' must be an object like {"approach": "+z", "opening": "+y"}'
+        )
+    approach = _axis("approach", axes.get("approach", DEFAULT_AXES["approach"]))
+    opening = _axis("opening", axes.get("opening", DEFAULT_AXES["opening"]))
+    if abs(approach @ opening) > 0.5:
+        raise DemoFolderError(
+            f"trajectory.json: axes 'approach' and 'opening' must be different axes, got {axes}"
+        )
+    return np.c_[np.cross(opening, approach), opening, approach]
+
+
+def _tcp_offset(data: dict, axes: np.ndarray) -> np.ndarray:
+    """The grasp centre in the recorded pose's axes (m)."""
+    value = data.get("tcp_offset", 0.0)
+    if isinstance(value, bool):
+        value = None
+    if isinstance(value, (int, float)):
+        offset = axes[:, 2] * float(value)  # along the approach axis
+    elif (
+        isinstance(value, list)
+        and len(value) == 3
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    ):
+        offset = np.array(value, float)
+    else:
+        raise DemoFolderError(
+            f"trajectory.json: 'tcp_offset' must be metres along the approach axis, or [x, y, z] in the "
+            f"recorded pose's axes; got {value!r:.60}"
+        )
+    if not np.isfinite(offset).all() or np.linalg.norm(offset) > MAX_TCP_OFFSET:
+        raise DemoFolderError(
+            f"trajectory.json: 'tcp_offset' {value} is over {MAX_TCP_OFFSET:g} m; it is in metres"
+        )
+    return offset
+
+
+def _into_contract(data: dict, frame_of: str, positions: np.ndarray, quaternions: np.ndarray):
+    """Recorded poses to grasp-centre poses in the contract's axes, in the camera or world frame.
+
+    Returns:
+        ``(frame_of, positions Nx3, quaternions Nx4 [w, x, y, z], form)``.
+    """
+    from scipy.spatial.transform import Rotation
+
+    axes = _axes(data)
+    offset = _tcp_offset(data, axes)
+    recorded = Rotation.from_quat(quaternions[:, [1, 2, 3, 0]])
+    positions = positions + recorded.apply(offset)
+    rotation = recorded * Rotation.from_matrix(axes)
+    form = {"frame_of": frame_of}
+    if frame_of == "robot_base":
+        given = [key for key in ("world_from_robot", "camera_from_robot") if key in data]
+        if len(given) != 1:
+            raise DemoFolderError(
+                "trajectory.json: a 'robot_base' recording needs one of 'world_from_robot' or "
+                "'camera_from_robot' (the robot base's 4x4 pose)"
+            )
+        base = _rigid(data, given[0])
+        positions = positions @ base[:3, :3].T + base[:3, 3]
+        rotation = Rotation.from_matrix(base[:3, :3]) * rotation
+        frame_of = "world" if given[0] == "world_from_robot" else "camera"
+        form["base"] = given[0]
+    if np.any(offset):
+        form["tcp_offset_m"] = [round(float(v), 5) for v in offset]
+    if "axes" in data and isinstance(data["axes"], dict):
+        form["axes"] = {**DEFAULT_AXES, **data["axes"]}
+    return frame_of, positions, rotation.as_quat()[:, [3, 0, 1, 2]], form
 
 
 def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None = None) -> TrajectorySamples:
@@ -112,12 +260,21 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
     frame_of = data.get("frame_of", "camera")
     if frame_of not in FRAMES_OF:
         raise DemoFolderError(
-            f"trajectory.json: 'frame_of' must be 'camera' or 'world', got {frame_of!r:.60}"
+            f"trajectory.json: 'frame_of' must be one of {', '.join(FRAMES_OF)}, got {frame_of!r:.60}"
         )
+    kind = data.get("gripper_kind", "commanded")
+    if kind not in GRIPPER_KINDS:
+        raise DemoFolderError(
+            f"trajectory.json: 'gripper_kind' must be 'commanded' or 'measured', got {kind!r:.40}"
+        )
+    full = FULL_OPENING
+    if "gripper_max_width_m" in data:
+        full = _number(data, "gripper_max_width_m", "trajectory.json", 0.001, MAX_GRIPPER_WIDTH,
+                       "the gripper's widest finger gap in metres")  # fmt: skip
     samples = data.get("samples")
     if not isinstance(samples, list) or not samples:
         raise DemoFolderError("trajectory.json needs a non-empty 'samples' list")
-    index, positions, quaternions, opening = [], [], [], []
+    index, positions, quaternions, widths = [], [], [], []
     for i, sample in enumerate(samples):
         if not isinstance(sample, dict):
             raise DemoFolderError(f"trajectory.json: samples[{i}] must be a JSON object")
@@ -146,29 +303,49 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
         index.append(frame)
         positions.append(position)
         quaternions.append([v / norm for v in quaternion])
-        opening.append(_opening(sample, where))
+        widths.append(_width(sample, where, full))
     order = np.argsort(index, kind="stable")
     index_array = np.asarray(index)[order]
     repeated = index_array[1:][np.diff(index_array) == 0]
     if len(repeated):
         raise DemoFolderError(f"trajectory.json: frame {int(repeated[0])} has more than one sample")
-    states = [opening[i] for i in order]
+    states = [widths[i] for i in order]
+    width = None
     if all(s is None for s in states):
         log.warn("video", "trajectory.json gives no gripper state ('gripper'); the gripper is taken as open")
-        states = [1.0] * len(states)
+        opening = np.ones(len(states))
     elif any(s is None for s in states):
         missing = int(index_array[[s is None for s in states]][0])
         raise DemoFolderError(
             f"trajectory.json, sample for frame {missing}: no gripper state ('gripper', "
             "'gripper_closure' or 'gripper_width_m') while other samples have one"
         )
+    else:
+        fields = {s[0] for s in states}
+        if len(fields) > 1:
+            raise DemoFolderError(
+                f"trajectory.json mixes gripper states ({', '.join(sorted(fields))}); use one for every sample"
+            )
+        width = np.array([s[1] for s in states], float)
+        opening = np.clip(width / FULL_OPENING, 0.0, 1.0)
     _say_coverage(index_array, frames, fps, log)
+    frame_of, positions_, quaternions_, form = _into_contract(
+        data, frame_of, np.asarray(positions, float)[order], np.asarray(quaternions, float)[order]
+    )
+    form.update(
+        gripper=sorted({s[0] for s in states if s})[0] if width is not None else None, gripper_kind=kind
+    )
+    if len(index_array) < frames:
+        form["samples"] = len(index_array)
     return TrajectorySamples(
         frame_of=frame_of,
         frames=index_array,
-        positions=np.asarray(positions, float)[order],
-        quaternions=np.asarray(quaternions, float)[order],
-        opening=np.asarray(states, float),
+        positions=positions_,
+        quaternions=quaternions_,
+        opening=opening,
+        width=width,
+        kind=kind,
+        form=form,
     )
 
 

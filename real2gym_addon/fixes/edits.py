@@ -19,7 +19,7 @@ from ..geometry.shapes import Shape
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
-FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe")
+FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe", "release_opening")
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
 MAX_OFFSET_M = 1.0
@@ -28,6 +28,8 @@ COLLISION_MODES = ("primitives", "walls", "hull", "coacd")
 COACD_THRESHOLD_RANGE = (0.01, 1.0)
 COACD_MAX_PIECES = 64
 KEYFRAME_EVENTS = ("grasp", "lift", "contact", "release")
+MAX_RELEASE_OPENING = 0.08
+"""Metres: the simulated gripper's widest finger gap (``mjcf.gripper.MAX_OPENING``)."""
 SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
 
 
@@ -162,6 +164,32 @@ def keyframe(report: dict, name: str, event: str, frame: int | None) -> None:
     report["keyframes"] = sorted(keyframes, key=lambda k: k["frame"])
 
 
+def release_opening(report: dict, name: str, width: float, frame: int | None) -> None:
+    """Opens the gripper to at least ``width`` (m) from ``frame`` (default: the release keyframe) on.
+
+    Where a careful recording opens the fingers too little to free the object in
+    simulation, this widens the release; samples already wider stay as they are.
+    """
+    gripper = report.get("gripper") or {}
+    samples = gripper.get("frames") or []
+    if not samples:
+        raise FixError("this run has no gripper trajectory to widen")
+    if frame is None:
+        frame = next(
+            (
+                k["frame"]
+                for k in report.get("keyframes", [])
+                if k["event"] == "release" and k["object"] == name
+            ),
+            None,
+        )
+        if frame is None:
+            raise FixError(f"object '{name}' has no release keyframe; give the frame to open from")
+    full = float(gripper.get("max_opening_m", MAX_RELEASE_OPENING))
+    for sample in samples[frame:]:
+        sample["gripper"] = round(max(float(sample["gripper"]), min(width / full, 1.0)), 4)
+
+
 def apply_fix(report: dict, fix: dict) -> dict:
     """Applies one fix to ``report`` (in place) and logs it.
 
@@ -185,6 +213,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     check_fix_arguments(fix, report["video"]["frames"])
     before = {k: copy.deepcopy(entry[k]) for k in SHAPE_FIELDS if k in entry}
     before_keyframes = copy.deepcopy(report.get("keyframes", []))
+    before_gripper = [s["gripper"] for s in (report.get("gripper") or {}).get("frames", [])]
     probe = None
     try:
         if kind == "radius_scale":
@@ -202,13 +231,15 @@ def apply_fix(report: dict, fix: dict) -> dict:
                 int(fix.get("max_pieces", 16)),
                 float(fix.get("time_limit", COACD_TIME_LIMIT_S)),
             )
+        elif kind == "release_opening":
+            release_opening(report, name, float(fix["width_m"]), fix.get("frame"))
         else:
             keyframe(report, name, fix["event"], fix.get("frame"))
     except (KeyError, TypeError, ValueError) as e:
-        _restore(report, entry, before, before_keyframes)
+        _restore(report, entry, before, before_keyframes, before_gripper)
         raise FixError(f"fix '{kind}' on '{name}' is missing or has a bad argument ({e})") from e
     except Real2GymError:
-        _restore(report, entry, before, before_keyframes)
+        _restore(report, entry, before, before_keyframes, before_gripper)
         raise
     log_entry = {
         "kind": kind,
@@ -218,6 +249,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
         "before": before,
         "before_keyframes": before_keyframes,
     }
+    if kind == "release_opening":
+        log_entry["before_gripper"] = before_gripper
     if probe is not None:
         log_entry["opening_probe"] = probe
     report.setdefault("edit_log", []).append(log_entry)
@@ -282,6 +315,9 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         if isinstance(pieces, bool) or not isinstance(pieces, int) or not 1 <= pieces <= COACD_MAX_PIECES:
             raise FixError(f"the CoACD piece limit must be 1 to {COACD_MAX_PIECES}, got {pieces!r:.40}")
         _real(fix.get("time_limit", COACD_TIME_LIMIT_S), "the CoACD time limit (s)", 0.001, 3600.0)
+    elif kind == "release_opening":
+        _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_RELEASE_OPENING)
+        _frame(fix.get("frame"), "the release opening's frame", frames, optional=True)
     elif kind == "keyframe":
         if fix.get("event") not in KEYFRAME_EVENTS:
             raise FixError(
@@ -290,11 +326,14 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         _frame(fix.get("frame"), "the keyframe's frame", frames, optional=True)
 
 
-def _restore(report: dict, entry: dict, before: dict, keyframes: list) -> None:
+def _restore(report: dict, entry: dict, before: dict, keyframes: list, gripper: list | None = None) -> None:
     for key in SHAPE_FIELDS:
         entry.pop(key, None)
     entry.update(copy.deepcopy(before))
     report["keyframes"] = copy.deepcopy(keyframes)
+    if gripper is not None:
+        for sample, opening in zip((report.get("gripper") or {}).get("frames", []), gripper, strict=False):
+            sample["gripper"] = opening
 
 
 def undo_last(report: dict) -> dict:
@@ -308,7 +347,7 @@ def undo_last(report: dict) -> dict:
         raise FixError("there is no fix to undo in this run")
     last = log.pop()
     entry = find_object(report, last["object"])
-    _restore(report, entry, last["before"], last["before_keyframes"])
+    _restore(report, entry, last["before"], last["before_keyframes"], last.get("before_gripper"))
     if entry.get("edits"):
         entry["edits"].pop()
     return last

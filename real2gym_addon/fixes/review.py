@@ -23,7 +23,7 @@ from .edits import FixError, find_object
 EVENT_CHECKS = {
     "grasp": ("grasp_held",),
     "lift": ("grasp_held",),
-    "release": ("grasp_held",),
+    "release": ("grasp_held", "release_clearance"),
     "contact": ("task_success", "penetration", "support"),
 }
 """The checks that concern each keyframe event (see docs/checks.md)."""

@@ -14,6 +14,10 @@ from .edits import find_object
 
 CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
+RELEASE_ROOM = 0.01
+"""Metres past the simulated grip a widened release opens the fingers to (5 mm each side)."""
+MAX_OPENING = 0.08
+"""The simulated gripper's widest finger gap (m)."""
 
 
 def _keyframe(report: dict, event: str, name: str) -> int | None:
@@ -108,4 +112,17 @@ def suggest_fixes(report: dict) -> list[dict]:
                 "check": "grasp_held", "frame": grasp_frame,
                 "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
             })  # fmt: skip
+
+    release_check = checks.get("release_clearance", {})
+    if "release_clearance" in failing and "held_gap_m" in release_check:
+        width = round(min(MAX_OPENING, release_check["held_gap_m"] + RELEASE_ROOM), 4)
+        frame = release_check.get("release_frame", release)
+        suggestions.append({
+            "text": f"the recorded release opens the fingers to {release_check['recorded_gap_m'] * 1000:.1f} mm, "
+                    f"but the simulated {moved_name} sits {release_check['held_gap_m'] * 1000:.1f} mm wide between "
+                    f"the pads and stays held; widen the release to {width * 1000:.0f} mm from frame {frame}?",
+            "check": "release_clearance", "frame": frame,
+            "fix": {"kind": "release_opening", "object": moved_name, "width_m": width, "frame": frame},
+        })  # fmt: skip
+
     return suggestions

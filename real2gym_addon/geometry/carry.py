@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from ..trajectory import FULL_OPENING
 from .camera import orientation, pose_matrix, split_orientation
 
 REST_WINDOW = 30
@@ -20,26 +21,59 @@ GRASP_REACH = 0.03
 """The gripper holds an object when it closes within this distance (m) of the object's extent."""
 
 
+CLOSING_RATE = 0.0005
+"""m per frame: the finger gap shrinking faster than this is the hand closing (noise in a measured
+width is a tenth of a millimetre)."""
+RELEASE_GAP = 0.001
+"""m: the finger gap opening this far past where the hand stalled on the object is a release,
+however little it opens after that (a careful robot opens a few millimetres)."""
+RELEASE_HOLD = 2
+"""Frames the gap must stay open past :data:`RELEASE_GAP`: a one-frame blip of a measured width is noise."""
+
+
 def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | None, int | None]:
-    """The recorded grasp and release: where the gripper stops closing, and where it opens again.
+    """The recorded grasp and release: where the hand stalls closing, and where it opens again.
+
+    A grasp is the hand closing until it stalls: a commanded gap reaches its
+    closed value, a measured one stops at the object's width (it never reaches 0).
+    A release is the gap opening past the stalled width, however little; the
+    release frame is where that opening starts.
 
     Args:
-        opening: Per-frame opening in [0, 1].
+        opening: Per-frame opening in [0, 1] (fraction of :data:`~..trajectory.FULL_OPENING`).
         until: Look for the closing up to this frame only (None: the whole recording).
 
     Returns:
         ``(grasp, release)``; either is None when the recording does not show it.
     """
-    end = len(opening) if until is None else min(len(opening), until + 1)
-    closing = np.nonzero(np.diff(opening[:end]) < -0.01)[0]
+    gap = np.asarray(opening, float) * FULL_OPENING
+    end = len(gap) if until is None else min(len(gap), until + 1)
+    closing = np.nonzero(np.diff(gap[:end]) < -CLOSING_RATE)[0]
     if not len(closing):
         return None, None
     frame = int(closing[0])
-    while frame + 2 < end and opening[frame + 1] < opening[frame] - 0.005:
+    while frame + 1 < len(gap) - 1 and gap[frame + 2] < gap[frame + 1] - CLOSING_RATE / 2:
         frame += 1
     grasp = frame + 1
-    opened = np.nonzero(opening[grasp:] > opening[grasp] + 0.05)[0]
-    return grasp, (grasp + int(opened[0]) if len(opened) else None)
+    stalled = gap[grasp]
+    wider = gap[grasp:] > stalled + RELEASE_GAP
+    held_open = (
+        np.convolve(wider, np.ones(RELEASE_HOLD), "valid") == RELEASE_HOLD
+        if len(wider) >= RELEASE_HOLD
+        else wider
+    )
+    opened = np.nonzero(held_open)[0]
+    if not len(opened):
+        return grasp, None
+    release = grasp + int(opened[0])
+    # Back to where the opening starts.
+    while (
+        release - 1 > grasp
+        and gap[release - 1] > gap[release - 2] + CLOSING_RATE / 5
+        and gap[release - 1] > stalled
+    ):
+        release -= 1
+    return grasp, release
 
 
 def held_span(gripper, position: np.ndarray, size, count: int) -> tuple[int | None, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..geometry.stage import Geometry
+from ..mjcf.gripper import MAX_OPENING
 from .simulate import SimulationRecord
 
 PENETRATION_LIMIT = 0.002
@@ -28,6 +29,12 @@ FIDELITY_LIMIT = 0.03
 """RMS distance per phase between the simulated and video-derived paths (m)."""
 LIFT_MARGIN = 0.02
 GRAVITY = 9.81
+RELEASE_FREE_S = 0.2
+"""Seconds after the release keyframe by which the fingers must have let go of the object."""
+HELD_AFTER = 0.5
+"""Share of the frames after that with both fingers still on the object: the release did not free it."""
+VIDEO_FREED = 0.02
+"""m: the gripper and the object parting by this much after the release shows the video freed it."""
 
 
 def _events(geometry: Geometry, name: str) -> dict[str, int]:
@@ -168,6 +175,45 @@ def trajectory_fidelity(task: dict, geometry: Geometry, record: SimulationRecord
             phases[label] = round(rms, 4)
     worst = max(phases.values(), default=0.0)
     return {"passed": worst < FIDELITY_LIMIT, "rms_m": phases, "limit_m": FIDELITY_LIMIT}
+
+
+def release_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """The recorded release frees the object in simulation as the video shows it freed.
+
+    A careful robot opens its fingers only a few millimetres past the object to
+    let go. Where that is too little in simulation (the simulated object is a
+    little wider, or turned in the grasp), the object stays pinched between the
+    pads and leaves with the gripper. This check says so with the figures: the
+    finger gap the recording opens to, the gap the pads held the object at, and
+    whether the fingers still hold it :data:`RELEASE_FREE_S` after the release.
+    """
+    moved = task["object"]
+    release = _events(geometry, moved).get("release")
+    if geometry.gripper is None or release is None or record.finger_gap is None:
+        return {"passed": True, "reason": "no release in the demo"}
+    fps, frames = record.fps, record.frames
+    settled = min(len(record.finger_gap) - 1, release + max(3, round(RELEASE_FREE_S * fps)))
+    opening = geometry.gripper.opening
+    recorded = float(opening[release : min(settled, frames - 1) + 1].max()) * MAX_OPENING
+    held = float(record.finger_gap[max(release - 1, 0)])
+    after = record.finger_contacts[moved][settled : settled + max(3, round(RELEASE_FREE_S * fps))]
+    still_held = float(after.all(axis=1).mean()) if len(after) else 0.0
+    freed = still_held < HELD_AFTER
+    # The video's view: after the release, do the object and the gripper part?
+    obj = next(o for o in geometry.objects if o.name == moved)
+    hand, path = geometry.gripper.positions, obj.motion.positions
+    apart = np.linalg.norm(hand[release:frames] - path[release:frames], axis=1)
+    video_freed = bool(apart.max() - apart[0] > VIDEO_FREED)
+    return {
+        "passed": bool(freed or not video_freed),
+        "release_frame": int(release),
+        "recorded_gap_m": round(recorded, 4),
+        "held_gap_m": round(held, 4),
+        "clearance_m": round(recorded - held, 4),
+        "freed": bool(freed),
+        "held_after_release": round(still_held, 3),
+        "video_shows_freed": bool(video_freed),
+    }
 
 
 def no_shortcuts(model, name_map: dict[str, str]) -> dict:

@@ -3,7 +3,8 @@
 The gripper's mocap target follows the demo's gripper trajectory, interpolated
 every :data:`CONTROL_PERIOD_S` (positions linearly, orientations by slerp),
 with the physics stepping in between inside MuJoCo; the fingers
-follow the recorded opening and squeeze while closed. The objects are free
+follow the recorded finger gap, and squeeze from where the recording stalls on
+the object until it opens again (``geometry.carry.gripper_hold``). The objects are free
 bodies held by friction alone. After the video the scene runs on for
 :data:`SETTLE_S` seconds with the gripper held still, for the stability check.
 
@@ -21,6 +22,7 @@ import mujoco
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
+from ..geometry.carry import gripper_hold
 from ..geometry.keyframes import GripperTrajectory
 from ..mjcf.gripper import NAMES, finger_command
 
@@ -51,6 +53,7 @@ class SimulationRecord:
         support_force: Object name -> total contact normal force on it at the end (N), by other body name.
         speeds: Object name -> ``S x 2`` linear (m/s) and angular (rad/s) speed over the settle period.
         masses: Object name -> mass (kg).
+        finger_gap: ``(...)`` gap between the finger pads per video frame (m), or None without a gripper.
         qpos: ``(...) x nq`` the whole state's positions per video frame (for rendering).
         diverged_frame: First frame where the simulation went wrong, or None.
         warnings: MuJoCo warning names raised during the run.
@@ -70,6 +73,7 @@ class SimulationRecord:
     speeds: dict[str, np.ndarray]
     masses: dict[str, float]
     qpos: np.ndarray | None = None
+    finger_gap: np.ndarray | None = None
     sustained: dict[str, float] = dataclasses.field(default_factory=dict)
     sustained_frame: dict[str, int] = dataclasses.field(default_factory=dict)
     diverged_frame: int | None = None
@@ -86,8 +90,13 @@ def _step_targets(trajectory: GripperTrajectory, fps: float, times: np.ndarray):
     slerp = Slerp(frames, rotations) if len(frames) > 1 else None
     quats = (slerp(t) if slerp else Rotation.concatenate([rotations[0]] * len(t))).as_quat()[:, [3, 0, 1, 2]]
     opening = np.interp(t, frames, trajectory.opening)
-    peak = np.maximum.accumulate(np.r_[1.0, opening[:-1]])
-    closing = opening < 0.9 * np.maximum(peak, 1e-6)
+    # The fingers squeeze from where the recording stalls on the object until it opens again, however
+    # little; elsewhere they go to the recorded gap exactly (a careful release opens a few mm).
+    grasp, release = gripper_hold(trajectory.opening)
+    video_frame = t * fps
+    closing = np.zeros(len(t), bool)
+    if grasp is not None:
+        closing = (video_frame >= grasp) & (video_frame < (len(frames) if release is None else release))
     command = np.array([finger_command(o, c) for o, c in zip(opening, closing, strict=True)])
     return positions, quats, command
 
@@ -262,6 +271,10 @@ def simulate(
     for index in range(mujoco.mjtWarning.mjNWARNING):
         if data.warning[index].number > 0:
             warnings.append(mujoco.mjtWarning(index).name)
+    finger_gap = None
+    if has_gripper:
+        slides = [model.joint(NAMES[f"{side}_joint"]).qposadr[0] for side in ("left", "right")]
+        finger_gap = all_qpos[:, slides].sum(axis=1)  # each pad's face sits on its joint's origin plane
     return SimulationRecord(
         frames=frames,
         fps=fps,
@@ -277,6 +290,7 @@ def simulate(
         speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
         qpos=all_qpos,
+        finger_gap=finger_gap,
         diverged_frame=diverged,
         warnings=warnings,
         steps=step_count,

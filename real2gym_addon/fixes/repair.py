@@ -1,0 +1,112 @@
+"""Computed self-repair: apply the suggested fixes in turn until the scene verifies.
+
+:func:`repair_run` is what ``real2gym run --repair``, ``real2gym fix OUT --repair`` and
+the Blender *Repair* button do. Each round takes the first suggestion of the
+current verification (``suggest.suggest_fixes``: a widened release, an offset at
+the grasp, a keyframe moved to where the fingers touch, a rim scale, wall pieces
+for a closed hull) that has not been tried, applies it through the edit log
+(``edits.apply_fix``), and verifies again. A step that makes more checks fail
+than before is undone at once (and logged as reverted). The loop stops when the
+scene verifies, when no untried suggestion is left, or after ``rounds`` rounds.
+Every kept step is an ordinary entry of the edit log, so the artist can see and
+undo each one (``real2gym fix OUT --undo``, *Undo Fix* in Blender).
+
+Real2Gym's agent runs this review-and-repair loop with an LLM; this one is
+computed from the check figures and reproducible.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from ..files import OutputFolder, write_json_atomic
+from .edits import FixError, apply_fix, undo_last
+
+MAX_ROUNDS = 5
+"""Rounds ``--repair`` tries by default."""
+
+
+def _failed(report: dict) -> list[str]:
+    checks = (report.get("verification") or {}).get("checks", {})
+    return [name for name, check in checks.items() if not check.get("passed", True)]
+
+
+def _signature(fix: dict) -> str:
+    return json.dumps(fix, sort_keys=True)
+
+
+def repair_run(
+    out_dir: Path | str,
+    rounds: int = MAX_ROUNDS,
+    progress: Callable[[str, float], None] | None = None,
+) -> dict:
+    """Applies the computed suggestions of a finished run in turn, re-verifying after each.
+
+    Args:
+        out_dir: The run's output folder (report.json, mjcf/).
+        rounds: At most this many fixes are tried.
+        progress: Called with a message and a fraction in [0, 1] before each round.
+
+    Returns:
+        The updated report; its ``repair`` entry holds ``passed_before``,
+        ``passed_after``, ``stopped`` (why it ended) and ``rounds``: per step the
+        fix, the suggestion's text and check, whether it was kept, and the
+        checks failing after it.
+    """
+    from ..reverify import read_report, reverify
+
+    report = read_report(out_dir)
+    if not report.get("verification") or report["verification"].get("stale"):
+        report, _ = reverify(out_dir)
+    passed_before = bool(report["verification"]["passed"])
+    steps: list[dict] = []
+    tried: set[str] = set()
+    stopped = "verified" if passed_before else f"{rounds} rounds tried"
+    for round_ in range(rounds):
+        if report["verification"]["passed"]:
+            stopped = "verified"
+            break
+        suggestions = report["verification"].get("suggestions") or []
+        suggestion = next((s for s in suggestions if _signature(s["fix"]) not in tried), None)
+        if suggestion is None:
+            stopped = "no untried suggestion left"
+            break
+        fix = suggestion["fix"]
+        tried.add(_signature(fix))
+        if progress is not None:
+            progress(f"repair {round_ + 1}: {suggestion['text']}", round_ / rounds)
+        failed_before = _failed(report)
+        try:
+            updated, _ = reverify(out_dir, edit=lambda current, fix=fix: apply_fix(current, fix))
+        except FixError as e:
+            steps.append({"fix": fix, "text": suggestion["text"], "check": suggestion["check"],
+                          "kept": False, "error": str(e)})  # fmt: skip
+            continue
+        failed_after = _failed(updated)
+        step = {"fix": fix, "text": suggestion["text"], "check": suggestion["check"], "kept": True,
+                "failed_after": failed_after}  # fmt: skip
+        if len(failed_after) > len(failed_before):
+            updated, _ = reverify(out_dir, edit=undo_last)
+            step.update(
+                kept=False,
+                reverted=f"{len(failed_after)} checks failed after it, {len(failed_before)} before",
+            )
+        steps.append(step)
+        report = updated
+    else:
+        if report["verification"]["passed"]:
+            stopped = "verified"
+    report["repair"] = {
+        "passed_before": passed_before,
+        "passed_after": bool(report["verification"]["passed"]),
+        "stopped": stopped,
+        "rounds": steps,
+    }
+    output = OutputFolder(out_dir)
+    with output:
+        write_json_atomic(output.staging / "report.json", report)
+    if progress is not None:
+        progress("repair done", 1.0)
+    return report

@@ -1,0 +1,213 @@
+"""Robot recordings as robots write them, grasps and releases from them, careful releases and --repair.
+
+Each trajectory.json convention of CONTRACT.md is written here from one known
+motion (grasp centre, contract axes, finger gap) by transforming it the way a
+robot would store it; the reader must give back the same motion. The bundled
+demo's own recording is then rewritten as a careful robot's (measured width,
+a release that opens a millimetre past the object) to check that the replay
+honours it, that ``release_clearance`` says when it cannot free the object, and
+that ``--repair`` widens it, step by step in the edit log.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from real2gym.real2gym_addon.cli import main
+from real2gym.real2gym_addon.errors import DemoFolderError
+from real2gym.real2gym_addon.geometry.carry import gripper_hold
+from real2gym.real2gym_addon.geometry.keyframes import load_trajectory
+from real2gym.real2gym_addon.trajectory import FULL_OPENING, parse_trajectory
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
+FRAMES, FPS = 60, 30.0
+WORLD_FROM_CAMERA = np.array(
+    [[1, 0, 0, 0.0], [0, -0.6, 0.8, -0.5], [0, -0.8, -0.6, 0.45], [0, 0, 0, 1.0]]
+)  # a camera looking down at the table
+
+
+def _motion():
+    """Per frame: grasp centre (world), rotation (contract axes, z down), measured finger gap (m)."""
+    t = np.arange(FRAMES) / (FRAMES - 1)
+    positions = np.c_[0.1 * t, 0.05 * np.sin(np.pi * t), 0.02 + 0.1 * np.sin(np.pi * t)]
+    turn = np.radians(60) * np.clip((t - 0.3) / 0.4, 0, 1)  # the wrist turns while carrying
+    rotations = Rotation.from_euler("z", turn[:, None]) * Rotation.from_euler("x", np.pi)
+    width = np.full(FRAMES, 0.08)
+    width[10:15] = np.linspace(0.08, 0.041, 5)  # closes and stalls on a 41 mm object
+    width[15:40] = 0.041
+    width[40:44] = np.linspace(0.041, 0.047, 4)  # a careful release: 6 mm wider
+    width[44:] = 0.047
+    return positions, rotations, width
+
+
+def _sample(frame, position, rotation, **gripper):
+    q = rotation.as_quat()
+    return {"frame": frame, "position": list(position), "quaternion": [q[3], q[0], q[1], q[2]], **gripper}
+
+
+def _world_path(data) -> tuple[np.ndarray, Rotation, np.ndarray]:
+    samples = parse_trajectory(data, FRAMES, FPS)
+    path = load_trajectory(samples, FRAMES, WORLD_FROM_CAMERA)
+    return path.positions, Rotation.from_quat(path.quaternions[:, [1, 2, 3, 0]]), path.opening * FULL_OPENING
+
+
+def _assert_same(data, every: int = 1) -> None:
+    positions, rotations, width = _motion()
+    found_p, found_r, found_w = _world_path(data)
+    frames = np.arange(0, FRAMES, every)
+    assert np.abs(found_p[frames] - positions[frames]).max() < 1e-4
+    assert np.degrees((found_r[frames] * rotations[frames].inv()).magnitude()).max() < 0.1
+    assert np.abs(found_w[frames] - width[frames]).max() < 1e-4
+
+
+def test_world_frame_with_measured_width() -> None:
+    positions, rotations, width = _motion()
+    data = {"frame_of": "world", "gripper_kind": "measured",
+            "samples": [_sample(i, positions[i], rotations[i], gripper_width_m=width[i]) for i in range(FRAMES)]}  # fmt: skip
+    _assert_same(data)
+    assert parse_trajectory(data, FRAMES, FPS).kind == "measured"
+
+
+def test_camera_frame_fraction_open() -> None:
+    positions, rotations, width = _motion()
+    camera_from_world = np.linalg.inv(WORLD_FROM_CAMERA)
+    to_camera = Rotation.from_matrix(camera_from_world[:3, :3])
+    data = {"frame_of": "camera", "samples": [
+        _sample(i, camera_from_world[:3, :3] @ positions[i] + camera_from_world[:3, 3], to_camera * rotations[i],
+                gripper=width[i] / FULL_OPENING) for i in range(FRAMES)]}  # fmt: skip
+    _assert_same(data)
+
+
+@pytest.mark.parametrize("base_key", ["world_from_robot", "camera_from_robot"])
+def test_robot_base_flange_closure_and_other_axes(base_key: str) -> None:
+    """A robot base beside the table, the flange 10.34 cm behind the grasp centre, x the approach axis,
+    closure 0 open to 1 closed, samples every third frame."""
+    positions, rotations, width = _motion()
+    world_from_robot = np.eye(4)
+    world_from_robot[:3, :3] = Rotation.from_euler("z", 120, degrees=True).as_matrix()
+    world_from_robot[:3, 3] = [0.45, -0.2, -0.02]
+    base = (
+        world_from_robot
+        if base_key == "world_from_robot"
+        else np.linalg.inv(WORLD_FROM_CAMERA) @ world_from_robot
+    )
+    robot_from_world = np.linalg.inv(world_from_robot)
+    # Recorded axes: approach +x, opening -z, i.e. contract axes expressed as columns of the recorded frame.
+    contract_in_recorded = np.c_[np.cross([0, 0, -1.0], [1.0, 0, 0]), [0, 0, -1.0], [1.0, 0, 0]]
+    tcp = 0.1034
+    samples = []
+    for i in list(range(0, FRAMES, 3)) + [FRAMES - 1]:
+        recorded = rotations[i] * Rotation.from_matrix(contract_in_recorded).inv()
+        flange_world = positions[i] - rotations[i].apply([0, 0, tcp])
+        robot_rotation = Rotation.from_matrix(robot_from_world[:3, :3]) * recorded
+        samples.append(_sample(i, robot_from_world[:3, :3] @ flange_world + robot_from_world[:3, 3], robot_rotation,
+                               gripper_closure=1 - width[i] / FULL_OPENING))  # fmt: skip
+    data = {"frame_of": "robot_base", base_key: base.tolist(), "tcp_offset": tcp,
+            "axes": {"approach": "+x", "opening": "-z"}, "samples": samples}  # fmt: skip
+    _assert_same(data, every=3)
+    found_p, found_r, _ = _world_path(data)
+    # Between samples positions are linear and rotations slerped: within 2 mm and 1.5 degrees of the motion
+    # (whose turn starts and stops between two samples).
+    assert np.abs(found_p - positions).max() < 0.002
+    assert np.degrees((found_r * rotations.inv()).magnitude()).max() < 1.5
+    assert parse_trajectory(data, FRAMES, FPS).form["base"] == base_key
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"frame_of": "robot_base"}, "world_from_robot"),
+        ({"frame_of": "robot_base", "world_from_robot": [[2, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]},
+         "not a rigid transform"),
+        ({"axes": {"approach": "+z", "opening": "+z"}}, "different axes"),
+        ({"axes": {"approach": "up"}}, "axes 'approach'"),
+        ({"tcp_offset": 10.0}, "tcp_offset"),
+        ({"gripper_kind": "guessed"}, "gripper_kind"),
+    ],
+)  # fmt: skip
+def test_bad_conventions_are_named(change: dict, words: str) -> None:
+    positions, rotations, width = _motion()
+    data = {
+        "frame_of": "world",
+        "samples": [_sample(i, positions[i], rotations[i], gripper=1.0) for i in range(FRAMES)],
+    }
+    data.update(change)
+    with pytest.raises(DemoFolderError, match=words):
+        parse_trajectory(data, FRAMES, FPS)
+
+
+def test_mixed_gripper_states_are_refused() -> None:
+    positions, rotations, width = _motion()
+    samples = [_sample(i, positions[i], rotations[i], gripper=1.0) for i in range(FRAMES)]
+    samples[5] = _sample(5, positions[5], rotations[5], gripper_width_m=0.08)
+    with pytest.raises(DemoFolderError, match="mixes gripper states"):
+        parse_trajectory({"frame_of": "world", "samples": samples}, FRAMES, FPS)
+
+
+def test_grasp_is_the_stall_and_release_the_first_opening() -> None:
+    _, _, width = _motion()
+    measured = width / FULL_OPENING
+    assert gripper_hold(measured) == (14, 41)  # stalls at 41 mm on frame 14; opens 6 mm from frame 41
+    commanded = np.r_[np.ones(10), np.linspace(1, 0, 5)[1:], np.zeros(26), np.ones(20)]
+    assert gripper_hold(commanded) == (13, 40)
+    noisy = measured + np.random.default_rng(1).normal(0, 0.0002, FRAMES) / FULL_OPENING
+    noisy[:10] = 1.0
+    grasp, release = gripper_hold(noisy)
+    assert abs(grasp - 14) <= 1 and abs(release - 41) <= 1  # a tenth of a millimetre of noise is no release
+    assert gripper_hold(np.ones(FRAMES)) == (None, None)
+
+
+@pytest.fixture(scope="module")
+def careful_run(tmp_path_factory) -> Path:
+    """The bundled demo with its recording as a careful robot writes it: measured finger gap, and a
+    release that opens 1.3 mm past the gap the fingers stalled at."""
+    demo = Path(shutil.copytree(DEMO, tmp_path_factory.mktemp("careful") / "demo"))
+    truth = json.loads((demo / "truth.json").read_text())
+    recording = json.loads((demo / "trajectory.json").read_text())
+    gap = [f["opening_m"] for f in truth["gripper"]["frames"]]
+    release = next(k["frame"] for k in truth["keyframes"] if k["event"] == "release")
+    for sample in recording["samples"]:
+        del sample["gripper"]
+        frame = sample["frame"]
+        sample["gripper_width_m"] = round(
+            min(gap[frame], gap[release - 2] + 0.0013) if frame >= release else gap[frame], 5
+        )
+    recording["gripper_kind"] = "measured"
+    (demo / "trajectory.json").write_text(json.dumps(recording))
+    out = demo.parent / "out"
+    assert main(["run", str(demo), "--out", str(out), "--no-blend", "-q"]) == 0
+    return out
+
+
+def test_a_careful_release_is_honoured_and_explained(careful_run: Path, tmp_path: Path, capsys) -> None:
+    report = json.loads((careful_run / "report.json").read_text())
+    check = report["verification"]["checks"]["release_clearance"]
+    assert check["passed"] and check["freed"] and check["video_shows_freed"]
+    assert check["recorded_gap_m"] < check["held_gap_m"] + 0.003  # the fingers open only a few mm
+    # The simulated block 12 % wider than the fingers' recorded release: pinched, said so, repaired.
+    out = Path(shutil.copytree(careful_run, tmp_path / "run"))
+    assert main(["fix", str(out), "--object", "block", "--scale", "1.12,1.12,1"]) == 1
+    broken = json.loads((out / "report.json").read_text())
+    check = broken["verification"]["checks"]["release_clearance"]
+    assert not check["passed"] and not check["freed"] and check["clearance_m"] < 0
+    suggestion = broken["verification"]["suggestions"][0]
+    assert suggestion["fix"]["kind"] == "release_opening" and suggestion["check"] == "release_clearance"
+    capsys.readouterr()
+    assert main(["fix", str(out), "--repair", "-q"]) == 0
+    assert "repair 1: release_opening on block" in capsys.readouterr().out
+    repaired = json.loads((out / "report.json").read_text())
+    assert repaired["repair"]["passed_before"] is False and repaired["repair"]["passed_after"] is True
+    assert [e["kind"] for e in repaired["edit_log"]] == ["scale", "release_opening"]
+    assert repaired["verification"]["checks"]["release_clearance"]["clearance_m"] > 0.005
+    # Each step is undoable: the release opening comes back as recorded.
+    assert main(["fix", str(out), "--undo"]) == 1
+    undone = json.loads((out / "report.json").read_text())
+    assert [f["gripper"] for f in undone["gripper"]["frames"]] == [
+        f["gripper"] for f in broken["gripper"]["frames"]
+    ]
