@@ -29,6 +29,7 @@ import bpy
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes import apply_fix, opening_probe, recorded_fixes, undo_last
 from ..real2gym_addon.fixes.edits import check_fix_arguments, find_object
+from ..real2gym_addon.fixes.repair import repair_run
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.reverify import read_report, reverify
 from .review import fix_settings, measure_ious, report_dir, show_report
@@ -45,15 +46,18 @@ class FixRequest:
 
     Attributes:
         out_dir: The run's output folder.
-        action: ``"fix"`` (apply ``fix``), ``"undo"`` (the last fix) or ``"verify"`` (only re-verify).
+        action: ``"fix"`` (apply ``fix``), ``"undo"`` (the last fix), ``"verify"`` (only re-verify)
+            or ``"repair"`` (apply the suggestions in turn, ``real2gym_addon.fixes.repair``).
         fix: The fix (``{"kind", "object", ...}``, see :func:`~real2gym_addon.fixes.apply_fix`).
         verify: Re-verify after the change.
+        rounds: At most this many repair steps.
     """
 
     out_dir: Path
     action: str
     fix: dict | None = None
     verify: bool = True
+    rounds: int = 5
 
     def describe(self) -> str:
         """What is being done, for progress and messages."""
@@ -61,6 +65,8 @@ class FixRequest:
             return "Undoing the last fix"
         if self.action == "verify":
             return "Verifying"
+        if self.action == "repair":
+            return "Repairing"
         what = f"{self.fix.get('kind')} on {self.fix.get('object')}"
         if self.fix.get("kind") == "collision" and self.fix.get("mode") == "coacd":
             return f"CoACD on {self.fix.get('object')}"
@@ -97,6 +103,9 @@ class FixOutcome:
             head = f"Undid {entry.get('kind')} on {entry.get('object')}"
         elif self.request.action == "verify":
             head = "Verified again"
+        elif self.request.action == "repair":
+            steps = (self.report.get("repair") or {}).get("rounds", [])
+            head = f"Repaired in {sum(s['kept'] for s in steps)} kept step(s) of {len(steps)} tried"
         else:
             head = f"Applied {entry.get('kind')} on {entry.get('object')}"
         probe = entry.get("opening_probe") if self.request.action == "fix" else None
@@ -142,11 +151,17 @@ class FixJob:
         if self.request.verify:
             self.message, self.fraction = "Verifying in MuJoCo", 0.5
 
+    def _progress(self, message: str, fraction: float) -> None:
+        self.message, self.fraction = message, fraction
+
     def run(self) -> None:
         """Does the work on this thread; errors are kept for :meth:`finish`."""
         try:
-            edit = None if self.request.action == "verify" else self._edit
-            self._report, _ = reverify(self.request.out_dir, edit=edit, verify=self.request.verify)
+            if self.request.action == "repair":
+                self._report = repair_run(self.request.out_dir, self.request.rounds, self._progress)
+            else:
+                edit = None if self.request.action == "verify" else self._edit
+                self._report, _ = reverify(self.request.out_dir, edit=edit, verify=self.request.verify)
             self.fraction = 1.0
         except BaseException as e:  # handed to the main thread in finish()
             self.error = e
@@ -192,7 +207,7 @@ class FixJob:
             raise self.error
         outcome = FixOutcome(self._report, self._entry, self.request)
         key = str(self.request.out_dir)
-        if self.request.action == "fix":
+        if self.request.action in ("fix", "repair"):
             _redo.pop(key, None)  # a new fix: what was undone can no longer be redone
         elif self.request.action == "undo":
             _redo.setdefault(key, []).append(recorded_fixes({"edit_log": [self._entry]})[0])
@@ -307,6 +322,16 @@ def suggestion_request(scene: bpy.types.Scene, index: int, verify: bool | None =
             + ("" if suggestions else " (verify it first, or it passed)")
         )
     return FixRequest(folder, "fix", dict(suggestions[index]["fix"]), _verify_default(scene, verify))
+
+
+def repair_request(scene: bpy.types.Scene, rounds: int = 5) -> FixRequest:
+    """Prepares the computed repair of the reviewed run: its suggestions applied in turn until it verifies."""
+    return FixRequest(report_dir(scene), "repair", None, True, rounds)
+
+
+def repair_in_scene(scene: bpy.types.Scene, rounds: int = 5) -> FixOutcome:
+    """Repairs the reviewed run synchronously (scripts, ``blender -b``) and shows the result."""
+    return run_fix(scene, repair_request(scene, rounds))
 
 
 def undo_request(scene: bpy.types.Scene, verify: bool | None = None) -> FixRequest:

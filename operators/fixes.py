@@ -239,6 +239,20 @@ class REAL2GYM_OT_apply_suggestion(FixOperator, bpy.types.Operator):
         return fixes.suggestion_request(context.scene, self.index)
 
 
+class REAL2GYM_OT_repair(FixOperator, bpy.types.Operator):
+    """Apply the suggested fixes in turn, verifying after each, until the scene verifies (each step is undoable)"""
+
+    bl_idname = "real2gym.repair"
+    bl_label = "Repair"
+
+    rounds: bpy.props.IntProperty(
+        name="Rounds", description="At most this many fixes", default=5, min=1, max=20
+    )
+
+    def request(self, context):
+        return fixes.repair_request(context.scene, self.rounds)
+
+
 class REAL2GYM_OT_undo_fix(FixOperator, bpy.types.Operator):
     """Revert the last fix of the run (report.json and the scene) and verify again"""
 
@@ -327,6 +341,7 @@ CLASSES = [
     REAL2GYM_OT_move_keyframe,
     REAL2GYM_OT_delete_keyframe,
     REAL2GYM_OT_apply_suggestion,
+    REAL2GYM_OT_repair,
     REAL2GYM_OT_undo_fix,
     REAL2GYM_OT_reverify,
     REAL2GYM_OT_opening_probe,

@@ -161,6 +161,9 @@ class REAL2GYM_PT_suggestions(SidebarPanel, bpy.types.Panel):
         if not state.suggestions:
             wrapped_label(layout, context, "No suggestion for these failures: try the fixes below.", "INFO")
             return
+        row = layout.row()
+        row.enabled = not state.running
+        row.operator("real2gym.repair", icon="MODIFIER")
         for index, suggestion in enumerate(state.suggestions):
             box = layout.box()
             wrapped_label(box, context, suggestion.name, "LIGHT")

@@ -50,12 +50,14 @@ class GripperTrajectory:
             (palm to fingertips), y the finger opening direction.
         opening: ``N`` opening in [0, 1], 1 = fully open.
         source: ``"trajectory.json"`` or ``"synthesised"``.
+        form: How trajectory.json wrote it (``TrajectorySamples.form``); empty when synthesised.
     """
 
     positions: np.ndarray
     quaternions: np.ndarray
     opening: np.ndarray
     source: str
+    form: dict = dataclasses.field(default_factory=dict)
 
     def to_report(self, world_from_camera: np.ndarray) -> dict:
         """The report's ``gripper`` entry: per-frame samples in camera and world frames."""
@@ -67,6 +69,7 @@ class GripperTrajectory:
         quaternions_cam = rotation_cam.as_quat()[:, [3, 0, 1, 2]]
         return {
             "source": self.source,
+            **({"form": self.form} if self.form else {}),
             "max_opening_m": MAX_OPENING,
             "frames": [
                 {
@@ -113,7 +116,7 @@ def load_trajectory(
     else:
         quaternions = np.repeat(quaternions[:1], frames, axis=0)
     opening = np.clip(np.interp(every, index, samples.opening), 0, 1)
-    return GripperTrajectory(positions, quaternions, opening, "trajectory.json")
+    return GripperTrajectory(positions, quaternions, opening, "trajectory.json", dict(samples.form))
 
 
 def detect_events(

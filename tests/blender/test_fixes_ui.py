@@ -157,6 +157,20 @@ def test_a_narrow_rim_is_suggested_applied_and_undone(fixes, run: Path, empty_sc
     assert state.edit_count == 1 and len(state.suggestions) == 1
 
 
+def test_repair_applies_the_suggestions_and_each_step_is_undoable(fixes, run: Path, empty_scene) -> None:
+    assert _cli("fix", run, "--object", "cup", "--rim-scale", _narrow_rim_factor(_report(run))) == 1
+    state = _open(empty_scene, run)
+    assert state.verification == "FAILED"
+    assert bpy.ops.real2gym.repair() == {"FINISHED"}
+    repaired = _report(run)
+    assert repaired["repair"]["passed_before"] is False and repaired["repair"]["passed_after"] is True
+    assert repaired["repair"]["rounds"][0]["fix"]["kind"] == "radius_scale"
+    assert [e["kind"] for e in repaired["edit_log"]] == ["radius_scale", "radius_scale"]
+    assert state.verification == "PASSED" and "Repaired in 1 kept step" in state.status
+    assert bpy.ops.real2gym.undo_fix() == {"FINISHED"}
+    assert state.verification == "FAILED" and state.edit_count == 1
+
+
 def test_blender_undo_keeps_report_json_in_step(fixes, run: Path, empty_scene) -> None:
     """Blender's undo restores the scene's fix count; the handler brings report.json along, and back on redo."""
     state = _open(empty_scene, run)

@@ -269,7 +269,7 @@ DEMO_CASES = {
     ),
     "frame_of unknown": (
         _edit_json("trajectory.json", lambda t: t.update(frame_of="robot")),
-        "'frame_of' must be 'camera' or 'world'",
+        "'frame_of' must be one of camera, world, robot_base",
     ),
 }
 

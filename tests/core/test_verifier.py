@@ -54,6 +54,7 @@ def test_the_demo_verifies(demo_and_geometry, tmp_path: Path) -> None:
         "stability",
         "penetration",
         "trajectory_fidelity",
+        "release_clearance",
         "no_shortcuts",
     }
     assert set(result.checks) == expected
