@@ -60,7 +60,16 @@ def test_run_verify_and_see_the_simulation(tmp_path: Path) -> None:
     last = draws[-1]
     assert last["verified"] is True and last["status"] == "Verified"
     labels = [label for label, _, _ in last["checks"]]
-    assert labels == ["Task", "Grasp", "Support", "Stability", "Penetration", "Fidelity", "No shortcuts"]
+    assert labels == [
+        "Task",
+        "Grasp",
+        "Support",
+        "Stability",
+        "Penetration",
+        "Fidelity",
+        "Release",
+        "No shortcuts",
+    ]
     assert all(passed and figure for _, passed, figure in last["checks"])
 
     # The reconstruction, its hidden collision pieces and the simulated copies are in the scene.
