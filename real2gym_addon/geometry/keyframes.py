@@ -7,8 +7,9 @@ the demo has one, the recorded gripper opening:
   up; the event is the first frame of that rise (2 mm above rest).
 - ``grasp``: the recorded gripper stops closing before the lift; without a
   recording, 0.2 s before the lift (estimated, with a warning).
-- ``release``: the recorded gripper opens after the grasp; without one, the
-  frame before the object starts to fall.
+- ``release``: the recorded gripper opens after the grasp, however little;
+  without one, the frame before the object starts to fall, or the first frame
+  from which it rests at its final pose after being carried (placed).
 - ``contact``: after the release, the object reaches its final resting height
   (within 5 mm): it touches the target it was placed in or on.
 
@@ -28,7 +29,7 @@ from scipy.spatial.transform import Rotation, Slerp
 from ..errors import WarningLog
 from ..trajectory import FULL_OPENING, TrajectorySamples
 from .camera import transform
-from .carry import gripper_hold
+from .carry import GRASP_REACH, gripper_hold
 from .motion import Motion
 from .shapes import Shape
 
@@ -36,6 +37,8 @@ LIFT_HEIGHT = 0.008
 LIFT_START = 0.002
 LANDING_TOLERANCE = 0.005
 GRASP_LEAD_S = 0.2
+FALL_SPEED = 0.3
+"""m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
 APPROACH_HEIGHT = 0.10
 MAX_OPENING = FULL_OPENING
 
@@ -119,6 +122,49 @@ def load_trajectory(
     return GripperTrajectory(positions, quaternions, opening, "trajectory.json", dict(samples.form))
 
 
+def _rise(z: np.ndarray, base: float, threshold: float, start: int = 0) -> int | None:
+    """The first frame from ``start`` of a rise of ``z`` past ``base + threshold`` held for 3 frames,
+    traced back to where the steady rise begins (``LIFT_START`` above ``base``)."""
+    up = z > base + threshold
+    steady = up & np.r_[up[1:], True] & np.r_[up[2:], True, True]
+    risen = np.nonzero(steady[start:])[0]
+    if not len(risen):
+        return None
+    frame = start + int(risen[0])
+    while frame > start and z[frame - 1] > base + LIFT_START and z[frame - 1] < z[frame] - 0.0005:
+        frame -= 1
+    return frame
+
+
+def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
+    """Without a recording, where the carried object is let go.
+
+    It comes to rest at its final pose, lower than it was carried. If it hits
+    that rest fast (:data:`FALL_SPEED`; a hand slows down as it sets an object
+    down), it was dropped: the release is the frame before it started to fall.
+    Otherwise it was placed, and let go where it came to rest.
+    """
+    z = motion.positions[:, 2]
+    final = motion.positions[-1]
+    if z[lift:].max() - final[2] <= LIFT_HEIGHT:  # still held up at the end
+        return None
+    away = np.linalg.norm(motion.positions[lift:] - final, axis=1) > LANDING_TOLERANCE
+    moving = np.nonzero(away)[0]
+    if not len(moving):
+        return None
+    rest = lift + int(moving[-1]) + 1
+    if rest >= len(z) - 1:
+        return None  # it is still moving at the end
+    speed = np.r_[0.0, np.diff(z)] * fps
+    if -speed[rest] < FALL_SPEED:
+        return rest
+    slow = np.nonzero(speed[lift:rest] > -FALL_SPEED)[0]
+    frame = lift + int(slow[-1]) if len(slow) else rest
+    while frame > lift and z[frame - 1] > z[frame] + 0.0005:  # back to where the fall starts
+        frame -= 1
+    return frame
+
+
 def detect_events(
     name: str,
     motion: Motion,
@@ -126,8 +172,15 @@ def detect_events(
     gripper: GripperTrajectory | None,
     log: WarningLog,
     height: float = 0.0,
+    size=None,
 ) -> list[dict]:
     """Finds grasp, lift, release and contact of a manipulated object.
+
+    The motion and the recording are read independently: neither waits on the
+    other. With a recording, its grasp (the hand stalling) and release (the hand
+    opening again) are the keyframes wherever the hand closes on this object,
+    even if the video never shows the lift; the lift then comes from the motion,
+    or, where the motion does not show one, from the recorded hand rising.
 
     Args:
         name: The object's name.
@@ -138,43 +191,50 @@ def detect_events(
         height: The object's height (m). A lift must rise at least a quarter of
             it: a gripper hiding the object's lower half biases its measured
             height by millimetres, which is not a lift.
+        size: The object's bounding-box size (m), (3,): the recorded hand must close
+            within reach of it (``carry.GRASP_REACH``); None to not check.
 
     Returns:
         ``{"frame", "event", "object"}`` entries in frame order (events that do not happen are left out).
     """
     z = motion.positions[:, 2]
     rest = float(np.median(z[: max(3, len(z) // 10)]))
-    up = z > rest + max(LIFT_HEIGHT, 0.25 * height)
-    lifted = np.nonzero(up & np.r_[up[1:], True] & np.r_[up[2:], True, True])[0]
-    if motion.static or not len(lifted):
+    threshold = max(LIFT_HEIGHT, 0.25 * height)
+    lift = None if motion.static else _rise(z, rest, threshold)
+    grasp = release = None
+    if gripper is not None and gripper.source == "trajectory.json":
+        grasp, release = gripper_hold(gripper.opening)
+        if grasp is not None and size is not None:
+            reach = 0.5 * float(np.linalg.norm(size)) + GRASP_REACH
+            if np.linalg.norm(gripper.positions[grasp] - motion.positions[grasp]) > reach:
+                grasp = release = None  # it closes on something else
+    if lift is None and grasp is not None:
+        lift = _rise(gripper.positions[:, 2], float(gripper.positions[grasp, 2]), threshold, grasp)
+        if lift is not None:
+            log.warn("geometry", f"object '{name}': its lift (frame {lift}) comes from the recorded gripper rising: "
+                                 "the video's masks do not show it")  # fmt: skip
+    if lift is None:
         log.warn("geometry", f"object '{name}' is never lifted: no grasp, lift or release found")
         return []
-    lift = int(lifted[0])
-    # Back to where the steady rise starts.
-    while lift > 0 and z[lift - 1] > rest + LIFT_START and z[lift - 1] < z[lift] - 0.0005:
-        lift -= 1
     events = {"lift": lift}
-    if gripper is not None:
-        grasp, release = gripper_hold(gripper.opening, until=lift)
-        if grasp is not None:
-            events["grasp"] = grasp
-        if release is not None and release >= lift:
-            events["release"] = release
+    if grasp is not None and grasp <= lift:
+        events["grasp"] = grasp
+    if release is not None and release >= lift:
+        events["release"] = release
     if "grasp" not in events:
         events["grasp"] = max(0, lift - round(GRASP_LEAD_S * fps))
         why = (
             "no gripper recording"
             if gripper is None or gripper.source != "trajectory.json"
-            else "the recorded gripper does not close before the lift"
+            else "the recorded gripper does not close on it before the lift"
         )
         log.warn(
             "geometry", f"object '{name}': grasp frame {events['grasp']} estimated from the lift ({why})"
         )
     if "release" not in events:
-        speed = np.r_[0.0, np.diff(z)] * fps
-        falling = np.nonzero((speed[lift:] < -0.3) & (np.arange(lift, len(z)) > lift + 5))[0]
-        if len(falling):
-            events["release"] = max(lift, lift + int(falling[0]) - 1)
+        put_down = _put_down(motion, lift, fps)
+        if put_down is not None:
+            events["release"] = put_down
     if "release" in events:
         final = float(np.median(z[-max(3, len(z) // 20) :]))
         landed = np.nonzero(z[events["release"] :] < final + LANDING_TOLERANCE)[0]

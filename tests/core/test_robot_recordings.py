@@ -211,3 +211,63 @@ def test_a_careful_release_is_honoured_and_explained(careful_run: Path, tmp_path
     assert [f["gripper"] for f in undone["gripper"]["frames"]] == [
         f["gripper"] for f in broken["gripper"]["frames"]
     ]
+
+
+def _carried_motion(pinned: bool = False):
+    """A block lifted at frame 20, carried, lowered onto a target at frame 40 and left there (placed,
+    not dropped); ``pinned``: the motion stuck at its start, as a tracker that lost the object gives."""
+    from real2gym.real2gym_addon.geometry.motion import Motion
+
+    frames = np.arange(FRAMES)
+    down = np.clip((frames - 35) / 5, 0, 1)
+    z = 0.02 + 0.1 * np.clip((frames - 20) / 5, 0, 1) - 0.07 * down * down * (3 - 2 * down)  # slowed to rest
+    x = 0.15 * np.clip((frames - 25) / 10, 0, 1)
+    positions = np.c_[x, np.zeros(FRAMES), z]
+    if pinned:
+        positions[:] = positions[0]
+    return Motion(positions, np.zeros(FRAMES), np.ones(FRAMES, bool), static=pinned)
+
+
+def test_a_placed_object_is_released_where_it_comes_to_rest() -> None:
+    from real2gym.real2gym_addon.errors import WarningLog
+    from real2gym.real2gym_addon.geometry.keyframes import detect_events
+
+    found = {
+        k["event"]: k["frame"] for k in detect_events("block", _carried_motion(), FPS, None, WarningLog())
+    }
+    assert found["lift"] == 21 and found["release"] == 40 and found["contact"] == 40  # 2 mm up on 21
+    assert found["grasp"] == 21 - round(0.2 * FPS)  # estimated, said in a warning
+    # Dropped from 7 cm instead: it lands at 1.2 m/s; the release is where the fall starts.
+    dropped = _carried_motion()
+    fall = np.arange(FRAMES) >= 35
+    t = (np.arange(FRAMES) - 35) / FPS
+    dropped.positions[fall, 2] = np.maximum(0.05, 0.12 - 0.5 * 9.81 * t[fall] ** 2)
+    found = {k["event"]: k["frame"] for k in detect_events("block", dropped, FPS, None, WarningLog())}
+    assert found["release"] == 35 and found["contact"] == 39
+
+
+def test_recorded_grasp_and_release_do_not_wait_for_the_motion() -> None:
+    """The recording shows the hand closing on the block, rising and opening; the tracker lost the block
+    and pins it to its start. The grasp and release still come from the recording, the lift from the
+    recorded hand rising."""
+    from real2gym.real2gym_addon.errors import WarningLog
+    from real2gym.real2gym_addon.geometry.keyframes import GripperTrajectory, detect_events
+
+    carried = _carried_motion()
+    _, rotations, width = _motion()
+    hand = GripperTrajectory(carried.positions.copy(), np.tile([0, 1.0, 0, 0], (FRAMES, 1)),
+                             width / FULL_OPENING, "trajectory.json")  # fmt: skip
+    log = WarningLog()
+    found = {
+        k["event"]: k["frame"]
+        for k in detect_events(
+            "block", _carried_motion(pinned=True), FPS, hand, log, 0.04, (0.04, 0.04, 0.04)
+        )
+    }
+    assert found["grasp"] == 14 and found["release"] == 41 and found["lift"] == 21
+    assert any("recorded gripper rising" in w.message for w in log.warnings)
+    # A hand that closes 20 cm away closes on something else: no keyframes from it.
+    far = GripperTrajectory(hand.positions + [0.2, 0, 0], hand.quaternions, hand.opening, "trajectory.json")
+    assert (
+        detect_events("block", _carried_motion(pinned=True), FPS, far, WarningLog(), 0.04, (0.04,) * 3) == []
+    )
