@@ -16,6 +16,8 @@ CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
 RELEASE_ROOM = 0.01
 """Metres past the simulated grip a widened release opens the fingers to (5 mm each side)."""
+LATE_RELEASE_S = 0.3
+"""Fingers letting go this little before the release keyframe: the keyframe is late, not the grasp weak."""
 MAX_OPENING = 0.08
 """The simulated gripper's widest finger gap (m)."""
 
@@ -100,6 +102,20 @@ def suggest_fixes(report: dict) -> list[dict]:
                 "check": "grasp_held", "frame": grasp_frame,
                 "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
                         round(float(miss[1]), 4), 0.0], "frame": grasp_frame},
+            })  # fmt: skip
+        elif (
+            grasp.get("first_frame_without_contact") is not None
+            and release is not None
+            and grasp["first_frame_without_contact"]
+            >= release - round(LATE_RELEASE_S * report["video"]["fps"])
+        ):
+            # Held all the way, but let go a few frames before the release keyframe: the keyframe is late.
+            earlier = max(grasp_frame + 1, grasp["first_frame_without_contact"] - 1)
+            suggestions.append({
+                "text": f"the fingers hold the {moved_name} until frame {grasp['first_frame_without_contact']}, "
+                        f"just before the release keyframe (frame {release}); move the release to frame {earlier}?",
+                "check": "grasp_held", "frame": release,
+                "fix": {"kind": "keyframe", "object": moved_name, "event": "release", "frame": earlier},
             })  # fmt: skip
         elif (
             grasp.get("first_frame_without_contact") is not None

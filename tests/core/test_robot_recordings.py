@@ -271,3 +271,19 @@ def test_recorded_grasp_and_release_do_not_wait_for_the_motion() -> None:
     assert (
         detect_events("block", _carried_motion(pinned=True), FPS, far, WarningLog(), 0.04, (0.04,) * 3) == []
     )
+
+
+def test_a_late_release_keyframe_is_moved_back_by_repair(careful_run: Path, tmp_path: Path) -> None:
+    out = Path(shutil.copytree(careful_run, tmp_path / "run"))
+    release = next(
+        k["frame"]
+        for k in json.loads((out / "report.json").read_text())["keyframes"]
+        if k["event"] == "release"
+    )
+    assert main(["fix", str(out), "--object", "block", "--keyframe", f"release={release + 8}"]) == 1
+    late = json.loads((out / "report.json").read_text())
+    assert not late["verification"]["checks"]["grasp_held"]["passed"]
+    fix = late["verification"]["suggestions"][0]["fix"]
+    assert fix["kind"] == "keyframe" and fix["event"] == "release" and abs(fix["frame"] - release) <= 2
+    assert main(["fix", str(out), "--repair", "-q"]) == 0
+    assert json.loads((out / "report.json").read_text())["repair"]["passed_after"]
