@@ -328,6 +328,12 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
             )
         width = np.array([s[1] for s in states], float)
         opening = np.clip(width / FULL_OPENING, 0.0, 1.0)
+        if width.max() > FULL_OPENING + 1e-6:
+            log.warn(
+                "video",
+                f"trajectory.json opens the gripper up to {width.max() * 1000:.0f} mm; the simulated gripper "
+                f"opens {FULL_OPENING * 1000:.0f} mm, so wider gaps are simulated as {FULL_OPENING * 1000:.0f} mm",
+            )
     _say_coverage(index_array, frames, fps, log)
     frame_of, positions_, quaternions_, form = _into_contract(
         data, frame_of, np.asarray(positions, float)[order], np.asarray(quaternions, float)[order]
