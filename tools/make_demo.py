@@ -9,11 +9,15 @@ scoring. The outcome is checked: the generator exits with status 1 if the block 
 lifted by the fingers or did not end resting in the container, and with status 2 for
 options it cannot film (e.g. a block too big for the gripper or the container, a video
 too short for the script). With ``--carry-tilt DEG`` the gripper tilts the carried block
-by DEG and turns it upright again before lowering it over the container.
+by DEG and turns it upright again before lowering it over the container. With
+``--recording-form FORM`` trajectory.json is the gripper as a robot would have recorded it,
+in one of the contract's forms (tools/_recording.py: robot base frame, flange and tcp
+offset, other axes, finger gap measured or commanded, sparse samples).
 
 Example:
     MUJOCO_GL=egl python tools/make_demo.py --out examples/block_in_cup --with-trajectory
     MUJOCO_GL=egl python tools/make_demo.py --out /tmp/block_in_bowl --target bowl
+    MUJOCO_GL=egl python tools/make_demo.py --out /tmp/robot --recording-form robot_base_closure
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _demo_motion import plan_script, top_down_quat  # noqa: E402
+from _demo_motion import Waypoint, plan_script, pose_at, top_down_quat  # noqa: E402
 from _demo_output import staged_output  # noqa: E402
 from _demo_render import DemoRenderer, Intrinsics  # noqa: E402
 from _demo_scene import (  # noqa: E402
@@ -47,7 +51,7 @@ from _demo_scene import (  # noqa: E402
     look_at,
 )
 from _demo_sensor import noisy_rgb, sensor_depth  # noqa: E402
-from _demo_sim import simulate  # noqa: E402
+from _demo_sim import SimResult, simulate  # noqa: E402
 from _demo_truth import (  # noqa: E402
     camera_json,
     describe_objects,
@@ -58,6 +62,8 @@ from _demo_truth import (  # noqa: E402
     truth_json,
     world_from_camera,
 )
+from _recording import FORMS, recording_json  # noqa: E402
+from scipy.spatial.transform import Rotation  # noqa: E402
 
 _GENERATED = (
     "video.mp4",
@@ -102,7 +108,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     add("--no-depth", action="store_true", help="do not write depth/")
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
-    add("--with-trajectory", action="store_true", help="write trajectory.json")
+    recording = parser.add_mutually_exclusive_group()
+    recording.add_argument(
+        "--with-trajectory", action="store_true", help="write trajectory.json (short form)"
+    )
+    recording.add_argument(
+        "--recording-form",
+        choices=FORMS,
+        help="write trajectory.json in this robot recording form (the finger gap the fingers measured, "
+        "or the commanded one; see tools/_recording.py)",
+    )
     add("--frames-dir", action="store_true", help="write frames/*.png, not video.mp4")
     return parser.parse_args(argv)
 
@@ -279,10 +294,46 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     }
     if args.with_trajectory:
         files["trajectory.json"] = trajectory_json(truth["gripper"]["frames"])
+    elif args.recording_form:
+        files["trajectory.json"] = robot_recording(args.recording_form, result, waypoints, w_from_c, args)
     for name, content in files.items():
         indent = None if name == "truth.json" else 2
         (staging / name).write_text(json.dumps(content, indent=indent) + "\n")
     return truth
+
+
+def robot_recording(
+    form: str, result: SimResult, waypoints: list[Waypoint], w_from_c: np.ndarray, args: argparse.Namespace
+) -> dict:
+    """trajectory.json in ``form`` from the simulated gripper.
+
+    The grasp centre's pose is the ``hand`` body's; the measured finger gap is the sum of
+    the finger joints (the block's width while they hold it); the commanded gap is the
+    script's; the fingers hold from the grasp keyframe to the frame before the release.
+
+    Args:
+        form: One of ``_recording.FORMS``.
+        result: The simulation, one state per video frame.
+        waypoints: The gripper script (its commanded finger opening).
+        w_from_c: 4x4 world-from-camera transform.
+        args: Command-line options (``fps``, ``seed``).
+    """
+    count = len(result.frames)
+    poses = np.tile(np.eye(4), (count, 1, 1))
+    for index, state in enumerate(result.frames):
+        position, quat = state.poses["hand"]
+        poses[index, :3, :3] = Rotation.from_quat(quat, scalar_first=True).as_matrix()
+        poses[index, :3, 3] = position
+    measured = np.array([sum(state.finger_q) for state in result.frames])
+    commanded = np.array([2 * pose_at(waypoints, index / args.fps)[2] for index in range(count)])
+    frames = np.arange(count)
+    grasp, release = result.keyframes.get("grasp"), result.keyframes.get("release")
+    holding = (
+        (frames >= grasp) & (frames < release) if grasp is not None and release is not None else frames < 0
+    )
+    return recording_json(
+        form, poses, measured, w_from_c, holding, commanded_width_m=commanded, seed=args.seed
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,307 @@
+"""Motion and verification against truth.json, with and without a robot recording, before and after repair.
+
+For each cached varied scene (Blender-rendered, a hand carries an object; tools/make_varied_demo.py,
+cached in ``.cache/bench_varied/``) and the bundled demo, scenes are built in
+``.cache/bench_motion/scenes/``: (i) without a recording, (ii) with trajectory.json in one of
+the recording forms of tools/_recording.py (cycled over the seeds so each appears), (iii)
+with ``careful_release`` for the seeds whose object goes into a cup. Each scene goes
+through the command line in a child process, ``real2gym run SCENE --out OUT --no-blend -q``
+(exit 0 verified, 1 not verified, 2 refused), and then ``real2gym fix OUT --repair -q``
+(``n/a`` where that command does not exist yet). Scored: the manipulated object's position
+RMS over the frames where it is visible (world frame, mm), each true keyframe's error
+(frames; ``missed`` when the run has none for that event), and whether the scene is verified
+before and after repair. Two scenes run at a time. Positions are compared in the camera
+frame (``position_cam``): where camera.json gives ``world_from_camera`` (the varied scenes)
+that is the same distance as in the world frame, and where it does not (the bundled demo)
+the run's world frame is its own, not truth's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from run import Figure
+
+NAME = "motion"
+REPO = Path(__file__).resolve().parents[1]
+VARIED = REPO / ".cache" / "bench_varied"
+WORK = REPO / ".cache" / "bench_motion"
+SEEDS = (1, 2, 7, 14, 16, 17, 26, 39)
+CAREFUL_SEEDS = (1, 16, 26)
+"""Seeds whose object is put into a cup, where a hand that barely opens may drag it."""
+RMS_TARGET_MM = 10.0
+KEYFRAME_TARGET = 3
+VERIFIED_WITH_TARGET = 0.90
+VERIFIED_WITHOUT_TARGET = 0.75
+WALL_TARGET_S = 360.0
+RUN_TIMEOUT_S = 300
+_SCENE_FILES = ("video.mp4", "camera.json", "prompts.json", "truth.json", "trajectory.json")
+
+
+@dataclasses.dataclass
+class Scene:
+    """One benchmark scene: a demo folder and how it was made.
+
+    Attributes:
+        name: Its name in the figures.
+        folder: The demo folder.
+        recording: The recording form, ``"bundled"`` for the bundled demo's own, or None.
+    """
+
+    name: str
+    folder: Path
+    recording: str | None
+
+
+@dataclasses.dataclass
+class Result:
+    """What one scene's run and repair gave.
+
+    Attributes:
+        scene: The scene.
+        exit_code: ``real2gym run``'s exit status.
+        seconds: Wall time of run and repair.
+        rms_mm: Position RMS of the manipulated object over its visible frames, or None.
+        keyframes: Event -> frame error (found minus true), or None when missed.
+        verified_before: Whether the run verified.
+        verified_after: Whether it verified after ``fix --repair`` (False when the run was
+            refused); None when ``fix --repair`` does not exist.
+        note: Why a figure is missing.
+    """
+
+    scene: Scene
+    exit_code: int
+    seconds: float
+    rms_mm: float | None = None
+    keyframes: dict[str, int | None] = dataclasses.field(default_factory=dict)
+    verified_before: bool = False
+    verified_after: bool | None = None
+    note: str = ""
+
+
+def _cli() -> str:
+    local = REPO / ".venv" / "bin" / "real2gym"
+    return str(local if local.exists() else Path(sys.executable).with_name("real2gym"))
+
+
+def _copy_demo(source: Path, target: Path, with_recording: bool) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for name in _SCENE_FILES:
+        if (source / name).is_file() and (with_recording or name != "trajectory.json"):
+            shutil.copy2(source / name, target / name)
+    if (source / "depth").is_dir():
+        shutil.copytree(source / "depth", target / "depth")
+
+
+def build_scenes(bundled: Path, quick: bool) -> list[Scene]:
+    """Builds the benchmark's demo folders under ``WORK/scenes``; returns them in run order."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from _recording import FORMS
+    from add_recording import add_recording
+
+    root = WORK / "scenes"
+    scenes = []
+    if (bundled / "trajectory.json").is_file():
+        _copy_demo(bundled, root / "block_in_cup", with_recording=True)
+        scenes.append(Scene("block_in_cup", root / "block_in_cup", "bundled"))
+    _copy_demo(bundled, root / "block_in_cup_bare", with_recording=False)
+    scenes.append(Scene("block_in_cup_bare", root / "block_in_cup_bare", None))
+    if quick:
+        return scenes
+    forms = [f for f in FORMS if f != "careful_release"]
+    for index, seed in enumerate(SEEDS):
+        source = VARIED / f"seed{seed}"
+        if not (source / "truth.json").is_file():
+            print(
+                f"bench_motion: {source} is missing; skipped (render it with make_varied_demo.py)",
+                file=sys.stderr,
+            )
+            continue
+        _copy_demo(source, root / f"seed{seed}", with_recording=False)
+        scenes.append(Scene(f"seed{seed}", root / f"seed{seed}", None))
+        recorded = [forms[index % len(forms)]] + (["careful_release"] if seed in CAREFUL_SEEDS else [])
+        for form in recorded:
+            folder = root / f"seed{seed}_{form}"
+            shutil.rmtree(folder, ignore_errors=True)
+            add_recording(source, form, folder)
+            scenes.append(Scene(folder.name, folder, form))
+    return scenes
+
+
+def score(report: dict, truth: dict) -> tuple[float | None, dict[str, int | None]]:
+    """Position RMS (mm, camera frame) of the manipulated object over its visible frames, and keyframe errors.
+
+    Args:
+        report: report.json of the run.
+        truth: truth.json of the scene.
+
+    Returns:
+        The RMS (None if the run has no such object) and, per true keyframe of the
+        manipulated object, the first found keyframe of that event minus the true frame
+        (None when the run found none).
+    """
+    true_object = next(o for o in truth["objects"] if o["role"] == "manipulated")
+    name = true_object["name"]
+    found = next((o for o in report.get("objects", []) if o["name"] == name), None)
+    rms = None
+    if found is not None:
+        positions = {f["frame"]: f["position_cam"] for f in found["frames"]}
+        errors = [
+            np.linalg.norm(np.subtract(positions[f["frame"]], f["position_cam"]))
+            for f in true_object["frames"]
+            if f["visible"] and f["frame"] in positions
+        ]
+        rms = 1000 * float(np.sqrt(np.mean(np.square(errors)))) if errors else None
+    keyframes: dict[str, int | None] = {}
+    for key in truth["keyframes"]:
+        if key["object"] != name:
+            continue
+        frames = sorted(
+            k["frame"]
+            for k in report.get("keyframes", [])
+            if (k["event"], k["object"]) == (key["event"], name)
+        )
+        keyframes[key["event"]] = frames[0] - key["frame"] if frames else None
+    return rms, keyframes
+
+
+def run_scene(scene: Scene) -> Result:
+    """Runs the pipeline and then repair on one scene, and scores the run."""
+    out = WORK / "out" / scene.name
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.perf_counter()
+    command = [_cli(), "run", str(scene.folder), "--out", str(out), "--no-blend", "-q"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return Result(
+            scene, -1, time.perf_counter() - started, verified_after=False, note=f"run over {RUN_TIMEOUT_S} s"
+        )
+    result = Result(scene, done.returncode, 0.0)
+    report_path = out / "report.json"
+    if done.returncode == 2 or not report_path.is_file():  # refused: nothing to repair, not verified
+        result.verified_after = False
+        result.note = (done.stderr.strip().splitlines() or ["no report"])[-1][:100]
+        result.seconds = time.perf_counter() - started
+        return result
+    report, truth = json.loads(report_path.read_text()), json.loads((scene.folder / "truth.json").read_text())
+    result.rms_mm, result.keyframes = score(report, truth)
+    result.verified_before = bool(report["verification"]["passed"])
+    try:
+        fix = subprocess.run(
+            [_cli(), "fix", str(out), "--repair", "-q"], capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        result.note = f"repair over {RUN_TIMEOUT_S} s"
+    else:
+        if fix.returncode == 2 and "usage:" in fix.stderr:
+            result.note = "repair n/a"
+        elif fix.returncode == 2:
+            result.note = "repair refused: " + (fix.stderr.strip().splitlines() or [""])[-1][:80]
+            result.verified_after = False
+        else:
+            repaired = json.loads(report_path.read_text())
+            after = repaired.get("repair", {}).get("passed_after")
+            result.verified_after = bool(after) if after is not None else fix.returncode == 0
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _share(values: list[bool | None]) -> float:
+    """Share of True among ``values``; NaN when empty or any is None (not measured)."""
+    if not values or any(v is None for v in values):
+        return math.nan
+    return sum(bool(v) for v in values) / len(values)
+
+
+def _keyframe_text(keyframes: dict[str, int | None]) -> str:
+    return ", ".join(f"{e} {'missed' if d is None else f'{d:+d}'}" for e, d in keyframes.items()) or "-"
+
+
+def _yes(value: bool | None) -> str:
+    return {True: "yes", False: "no", None: "n/a"}[value]
+
+
+def _print_results(results: list[Result], wall: float) -> None:
+    print(
+        f"bench_motion: targets: position RMS <= {RMS_TARGET_MM:g} mm while visible; keyframes within "
+        f"{KEYFRAME_TARGET} frames; verified after repair >= {VERIFIED_WITH_TARGET:.0%} with a recording, "
+        f">= {VERIFIED_WITHOUT_TARGET:.0%} without"
+    )
+    rows = [
+        ("scene", "recording", "exit", "RMS mm", "keyframe error (frames)", "verified", "after repair", "s")
+    ]
+    for r in results:
+        rms = "n/a" if r.rms_mm is None else f"{r.rms_mm:.1f}"
+        after = _yes(r.verified_after) + (f" ({r.note})" if r.note else "")
+        rows.append((r.scene.name, r.scene.recording or "none", str(r.exit_code), rms, _keyframe_text(r.keyframes),
+                     _yes(r.verified_before), after, f"{r.seconds:.0f}"))  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    for label, group in (("with a recording", True), ("without", False)):
+        chosen = [r for r in results if (r.scene.recording is not None) == group]
+        before = _share([r.verified_before for r in chosen])
+        after = _share([r.verified_after for r in chosen])
+        print(f"bench_motion: verified {label}: {before:.0%} before repair, "
+              f"{'n/a' if math.isnan(after) else f'{after:.0%}'} after ({len(chosen)} scenes)")  # fmt: skip
+    rms = [r.rms_mm for r in results if r.rms_mm is not None]
+    if rms:
+        print(
+            f"bench_motion: position RMS median {np.median(rms):.1f} mm, worst {max(rms):.1f} mm; {wall:.0f} s"
+        )
+
+
+def run(args) -> list[Figure]:
+    """Builds the scenes, runs and repairs each (two at a time), prints and returns the figures."""
+    started = time.perf_counter()
+    scenes = build_scenes(Path(args.demo), getattr(args, "quick", False))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run_scene, scenes))
+    wall = time.perf_counter() - started
+    _print_results(results, wall)
+    figures = []
+    for r in results:
+        label = f"{r.scene.name} ({r.scene.recording or 'no recording'})"
+        if r.rms_mm is None:
+            figures.append(Figure(NAME, f"{label}: position RMS (visible)", math.nan, "mm",
+                                  target=f"<= {RMS_TARGET_MM:g}", passed=False))  # fmt: skip
+        else:
+            figures.append(Figure(NAME, f"{label}: position RMS (visible)", r.rms_mm, "mm",
+                                  target=f"<= {RMS_TARGET_MM:g}", passed=r.rms_mm <= RMS_TARGET_MM))  # fmt: skip
+        for event, delta in r.keyframes.items():
+            value = math.nan if delta is None else abs(delta)
+            figures.append(Figure(NAME, f"{label}: {event} timing", value, "frames", target=f"<= {KEYFRAME_TARGET}",
+                                  passed=delta is not None and abs(delta) <= KEYFRAME_TARGET))  # fmt: skip
+        figures.append(Figure(NAME, f"{label}: verified before repair", float(r.verified_before), ""))
+        after = math.nan if r.verified_after is None else float(r.verified_after)
+        figures.append(Figure(NAME, f"{label}: verified after repair", after, ""))
+    for label, group, target in (
+        ("with a recording", True, VERIFIED_WITH_TARGET),
+        ("without a recording", False, VERIFIED_WITHOUT_TARGET),
+    ):
+        chosen = [r for r in results if (r.scene.recording is not None) == group]
+        before = _share([r.verified_before for r in chosen])
+        after = _share([r.verified_after for r in chosen])
+        figures.append(Figure(NAME, f"verified {label}, before repair", 100 * before, "%"))
+        figures.append(Figure(NAME, f"verified {label}, after repair", 100 * after, "%", target=f">= {target:.0%}",
+                              passed=not math.isnan(after) and after >= target))  # fmt: skip
+    rms = [r.rms_mm for r in results if r.rms_mm is not None]
+    if rms:
+        figures.append(Figure(NAME, "position RMS, median over scenes", float(np.median(rms)), "mm",
+                              target=f"<= {RMS_TARGET_MM:g}", passed=float(np.median(rms)) <= RMS_TARGET_MM))  # fmt: skip
+        figures.append(Figure(NAME, "position RMS, worst scene", max(rms), "mm", target=f"<= {RMS_TARGET_MM:g}",
+                              passed=max(rms) <= RMS_TARGET_MM))  # fmt: skip
+    figures.append(Figure(NAME, f"wall time ({len(scenes)} scenes, 2 at a time)", wall, "s",
+                          target=f"< {WALL_TARGET_S:g} s", passed=wall < WALL_TARGET_S))  # fmt: skip
+    return figures
