@@ -200,7 +200,6 @@ def detect_events(
     z = motion.positions[:, 2]
     rest = float(np.median(z[: max(3, len(z) // 10)]))
     threshold = max(LIFT_HEIGHT, 0.25 * height)
-    lift = None if motion.static else _rise(z, rest, threshold)
     grasp = release = None
     if gripper is not None and gripper.source == "trajectory.json":
         grasp, release = gripper_hold(gripper.opening)
@@ -208,6 +207,9 @@ def detect_events(
             reach = 0.5 * float(np.linalg.norm(size)) + GRASP_REACH
             if np.linalg.norm(gripper.positions[grasp] - motion.positions[grasp]) > reach:
                 grasp = release = None  # it closes on something else
+    # Nothing rises before the hand holds it: with a recorded grasp, the lift is looked for after it
+    # (a hand hiding the object's lower half before the grasp biases its height upwards).
+    lift = None if motion.static else _rise(z, rest, threshold, grasp or 0)
     if lift is None and grasp is not None:
         lift = _rise(gripper.positions[:, 2], float(gripper.positions[grasp, 2]), threshold, grasp)
         if lift is not None:
