@@ -282,8 +282,9 @@ def run_geometry(
     moved = next((o for o in objects if o.name == demo.task.object), None)
     if moved is not None:
         keyframes = detect_events(
-            moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2]
-        )
+            moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2],
+            moved.fitted.shape.size,
+        )  # fmt: skip
         if gripper is None:
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper)
