@@ -24,9 +24,11 @@ GRASP_REACH = 0.03
 CLOSING_RATE = 0.0005
 """m per frame: the finger gap shrinking faster than this is the hand closing (noise in a measured
 width is a tenth of a millimetre)."""
-RELEASE_GAP = 0.001
+RELEASE_GAP = 0.0015
 """m: the finger gap opening this far past where the hand stalled on the object is a release,
 however little it opens after that (a careful robot opens a few millimetres)."""
+SETTLE_FRAMES = 6
+"""Frames after the stall over which a measured gap may still widen by a millimetre as the grip settles."""
 RELEASE_HOLD = 2
 """Frames the gap must stay open past :data:`RELEASE_GAP`: a one-frame blip of a measured width is noise."""
 
@@ -55,7 +57,9 @@ def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | N
     while frame + 1 < len(gap) - 1 and gap[frame + 2] < gap[frame + 1] - CLOSING_RATE / 2:
         frame += 1
     grasp = frame + 1
-    stalled = gap[grasp]
+    # The fingers settle for a few frames after they stall (the pads give, the object shifts): the held
+    # gap is the widest of those, and a release opens past it.
+    stalled = float(gap[grasp : grasp + SETTLE_FRAMES].max())
     wider = gap[grasp:] > stalled + RELEASE_GAP
     held_open = (
         np.convolve(wider, np.ones(RELEASE_HOLD), "valid") == RELEASE_HOLD
