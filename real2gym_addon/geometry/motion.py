@@ -39,6 +39,8 @@ LIFTED = 0.01
 """An object whose bottom is this far (m) above the table may be tilted (resting objects stand upright)."""
 MIN_TILT_POINTS = 60
 """Fewer points than this on a frame: the tilt is not fitted there."""
+MIN_FACING = 0.5
+"""A fit with fewer of its points on camera-facing surfaces than this is tried again from the points."""
 MAX_STEP = 0.03
 """How far (m) an object may move between two measured frames."""
 STATIC_TOLERANCE = 0.005
@@ -123,6 +125,46 @@ def _box_sdf_2d(
         offset[:, 0] = points[:, 0]  # the radius is already >= 0 and the box starts on the axis
     q = np.abs(offset) - half
     return np.linalg.norm(np.maximum(q, 0.0), axis=1) + np.minimum(q.max(axis=1), 0.0)
+
+
+def facing_share(shape: Shape, fit, points_world: np.ndarray, camera_centre: np.ndarray) -> float:
+    """Share of the points whose nearest surface of the posed shape faces the camera.
+
+    A camera sees only surfaces turned towards it; a fit that explains the points
+    with surfaces turned away (a box's bottom on its seen top) is the wrong one.
+
+    Args:
+        shape: The fitted shape.
+        fit: ``(position, yaw, tilt, rms)`` as :func:`align` returns.
+        points_world: ``Nx3`` the points it was fitted to, world frame (m).
+        camera_centre: (3,) the camera's position, world frame (m).
+    """
+    local, normals, rotation = _surface_normals(shape, fit, points_world)
+    to_camera = (camera_centre - fit[0]) @ rotation - local
+    return float(np.mean(np.einsum("nd,nd->n", normals, to_camera) > 0))
+
+
+def _surface_normals(shape: Shape, fit, points_world: np.ndarray):
+    """Local-frame points, the outward normals of the surface nearest each (``Nx3``, unit), and the rotation."""
+    rotation = orientation(fit[1], fit[2] if np.any(fit[2]) else None)
+    local = (points_world - fit[0]) @ rotation
+    step = 1e-4
+    normals = np.stack([
+        surface_distance(shape, local + step * axis) - surface_distance(shape, local - step * axis)
+        for axis in np.eye(3)
+    ], axis=1)  # fmt: skip
+    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+    return local, normals, rotation
+
+
+def through_surface(shape: Shape, fit, points_world: np.ndarray) -> np.ndarray:
+    """The object's centre (m, world) mirrored through the surface its points sit on: moved along that
+    surface's outward normal by the object's extent across it, so the points lie on the opposite face."""
+    _, normals, rotation = _surface_normals(shape, fit, points_world)
+    normal = normals.mean(axis=0)
+    normal /= max(float(np.linalg.norm(normal)), 1e-12)
+    extent = float(np.abs(normal) @ np.asarray(shape.size, float))
+    return fit[0] + rotation @ normal * extent
 
 
 def align(
@@ -258,6 +300,12 @@ def track(
                     # From the last pose; if its silhouette disagrees with the mask, also from the
                     # points themselves, keeping the pose whose silhouette agrees best.
                     fit = align(shape, world, position, yaw, tilt, free_tilt)
+                    if facing_share(shape, fit, world, camera_centre) < MIN_FACING:
+                        # The points sit on surfaces turned away from the camera (a box's bottom fitted
+                        # to its seen top): start again with the object on the far side of that surface.
+                        other = align(shape, world, through_surface(shape, fit, world), yaw, tilt, free_tilt)
+                        if facing_share(shape, other, world, camera_centre) > MIN_FACING:
+                            fit = other
                     agreement = silhouette(frame, fit) if silhouette is not None else 1.0
                     if agreement < REFIT_IOU:
                         other = align(shape, world, from_points(), yaw, tilt, free_tilt)
