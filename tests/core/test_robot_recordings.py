@@ -166,7 +166,7 @@ def test_grasp_is_the_stall_and_release_the_first_opening() -> None:
 @pytest.fixture(scope="module")
 def careful_run(tmp_path_factory) -> Path:
     """The bundled demo with its recording as a careful robot writes it: measured finger gap, and a
-    release that opens 1.3 mm past the gap the fingers stalled at."""
+    release that opens 6 mm past the gap the fingers held the block at (the issue's careful robot)."""
     demo = Path(shutil.copytree(DEMO, tmp_path_factory.mktemp("careful") / "demo"))
     truth = json.loads((demo / "truth.json").read_text())
     recording = json.loads((demo / "trajectory.json").read_text())
@@ -176,7 +176,7 @@ def careful_run(tmp_path_factory) -> Path:
         del sample["gripper"]
         frame = sample["frame"]
         sample["gripper_width_m"] = round(
-            min(gap[frame], gap[release - 2] + 0.0013) if frame >= release else gap[frame], 5
+            min(gap[frame], gap[release - 2] + 0.006) if frame >= release else gap[frame], 5
         )
     recording["gripper_kind"] = "measured"
     (demo / "trajectory.json").write_text(json.dumps(recording))
@@ -189,10 +189,10 @@ def test_a_careful_release_is_honoured_and_explained(careful_run: Path, tmp_path
     report = json.loads((careful_run / "report.json").read_text())
     check = report["verification"]["checks"]["release_clearance"]
     assert check["passed"] and check["freed"] and check["video_shows_freed"]
-    assert check["recorded_gap_m"] < check["held_gap_m"] + 0.003  # the fingers open only a few mm
-    # The simulated block 12 % wider than the fingers' recorded release: pinched, said so, repaired.
+    assert check["recorded_gap_m"] < check["held_gap_m"] + 0.007  # the fingers open only a few mm
+    # The simulated block 20 % wider than the fingers' recorded release: pinched, said so, repaired.
     out = Path(shutil.copytree(careful_run, tmp_path / "run"))
-    assert main(["fix", str(out), "--object", "block", "--scale", "1.12,1.12,1"]) == 1
+    assert main(["fix", str(out), "--object", "block", "--scale", "1.2,1.2,1"]) == 1
     broken = json.loads((out / "report.json").read_text())
     check = broken["verification"]["checks"]["release_clearance"]
     assert not check["passed"] and not check["freed"] and check["clearance_m"] < 0
