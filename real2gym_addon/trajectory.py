@@ -65,7 +65,6 @@ class TrajectorySamples:
         positions: ``Nx3`` grasp centre, metres.
         quaternions: ``Nx4`` unit ``[w, x, y, z]``.
         opening: ``N`` gripper opening in [0, 1], 1 = fully open (:data:`FULL_OPENING`).
-        width: ``N`` finger gap (m), or None when the file gave no gripper state.
         kind: ``"commanded"`` or ``"measured"``.
         form: What the file used, for the report: frame, gripper field, tcp offset, axes.
     """
@@ -75,7 +74,6 @@ class TrajectorySamples:
     positions: np.ndarray
     quaternions: np.ndarray
     opening: np.ndarray
-    width: np.ndarray | None = None
     kind: str = "commanded"
     form: dict = dataclasses.field(default_factory=dict)
 
@@ -349,7 +347,6 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
         positions=positions_,
         quaternions=quaternions_,
         opening=opening,
-        width=width,
         kind=kind,
         form=form,
     )

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import Real2GymError
 from ..geometry.shapes import Shape
+from ..mjcf.gripper import MAX_OPENING
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
@@ -28,8 +29,6 @@ COLLISION_MODES = ("primitives", "walls", "hull", "coacd")
 COACD_THRESHOLD_RANGE = (0.01, 1.0)
 COACD_MAX_PIECES = 64
 KEYFRAME_EVENTS = ("grasp", "lift", "contact", "release")
-MAX_RELEASE_OPENING = 0.08
-"""Metres: the simulated gripper's widest finger gap (``mjcf.gripper.MAX_OPENING``)."""
 SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
 
 
@@ -185,7 +184,7 @@ def release_opening(report: dict, name: str, width: float, frame: int | None) ->
         )
         if frame is None:
             raise FixError(f"object '{name}' has no release keyframe; give the frame to open from")
-    full = float(gripper.get("max_opening_m", MAX_RELEASE_OPENING))
+    full = float(gripper.get("max_opening_m", MAX_OPENING))
     for sample in samples[frame:]:
         sample["gripper"] = round(max(float(sample["gripper"]), min(width / full, 1.0)), 4)
 
@@ -316,7 +315,7 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
             raise FixError(f"the CoACD piece limit must be 1 to {COACD_MAX_PIECES}, got {pieces!r:.40}")
         _real(fix.get("time_limit", COACD_TIME_LIMIT_S), "the CoACD time limit (s)", 0.001, 3600.0)
     elif kind == "release_opening":
-        _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_RELEASE_OPENING)
+        _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_OPENING)
         _frame(fix.get("frame"), "the release opening's frame", frames, optional=True)
     elif kind == "keyframe":
         if fix.get("event") not in KEYFRAME_EVENTS:

@@ -55,6 +55,7 @@ def repair_run(
         fix, the suggestion's text and check, whether it was kept, and the
         checks failing after it.
     """
+    from ..pipeline import REPORT_NAME
     from ..reverify import read_report, reverify
 
     report = read_report(out_dir)
@@ -63,10 +64,9 @@ def repair_run(
     passed_before = bool(report["verification"]["passed"])
     steps: list[dict] = []
     tried: set[str] = set()
-    stopped = "verified" if passed_before else f"{rounds} rounds tried"
+    stopped = f"{rounds} rounds tried"
     for round_ in range(rounds):
         if report["verification"]["passed"]:
-            stopped = "verified"
             break
         suggestions = report["verification"].get("suggestions") or []
         suggestion = next((s for s in suggestions if _signature(s["fix"]) not in tried), None)
@@ -95,9 +95,8 @@ def repair_run(
             )
         steps.append(step)
         report = updated
-    else:
-        if report["verification"]["passed"]:
-            stopped = "verified"
+    if report["verification"]["passed"]:
+        stopped = "verified"
     report["repair"] = {
         "passed_before": passed_before,
         "passed_after": bool(report["verification"]["passed"]),
@@ -106,7 +105,7 @@ def repair_run(
     }
     output = OutputFolder(out_dir)
     with output:
-        write_json_atomic(output.staging / "report.json", report)
+        write_json_atomic(output.staging / REPORT_NAME, report)
     if progress is not None:
         progress("repair done", 1.0)
     return report

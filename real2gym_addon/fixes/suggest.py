@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..geometry.shapes import Shape
+from ..mjcf.gripper import MAX_OPENING
 from .edits import find_object
 
 CLEARANCE = 0.004
@@ -18,8 +19,6 @@ RELEASE_ROOM = 0.01
 """Metres past the simulated grip a widened release opens the fingers to (5 mm each side)."""
 LATE_RELEASE_S = 0.3
 """Fingers letting go this little before the release keyframe: the keyframe is late, not the grasp weak."""
-MAX_OPENING = 0.08
-"""The simulated gripper's widest finger gap (m)."""
 
 
 def _keyframe(report: dict, event: str, name: str) -> int | None:
