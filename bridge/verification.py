@@ -39,6 +39,7 @@ CHECK_LABELS = {
     "penetration": "Penetration",
     "trajectory_fidelity": "Fidelity",
     "release_clearance": "Release",
+    "hand_clearance": "Hand clear",
     "no_shortcuts": "No shortcuts",
     "simulation_stable": "Sim stable",
 }
@@ -243,6 +244,10 @@ def _known_figure(name: str, check: dict) -> str:
         if "clearance_m" not in check:
             return str(check.get("reason", ""))
         return f"+{_mm(check['clearance_m'])}, {'freed' if check['freed'] else 'still held'}"
+    if name == "hand_clearance":
+        if not check.get("object"):
+            return "untouched"
+        return f"{check['object']} +{_mm(check['moved_m'])} ({check['phase']}, f {check['frame']})"
     if name == "no_shortcuts":
         return "none" if not check["problems"] else f"{len(check['problems'])} found"
     if name == "simulation_stable":

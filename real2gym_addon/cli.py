@@ -29,7 +29,15 @@ from pathlib import Path
 
 from .errors import Cancelled, Real2GymError
 from .files import DISK_FULL_ERRNOS
-from .fixes.edits import COACD_MAX_PIECES, COACD_THRESHOLD_RANGE, KEYFRAME_EVENTS, MAX_OFFSET_M, SCALE_RANGE
+from .fixes.edits import (
+    APPROACH_PHASES,
+    COACD_MAX_PIECES,
+    COACD_THRESHOLD_RANGE,
+    KEYFRAME_EVENTS,
+    MAX_OFFSET_M,
+    SCALE_RANGE,
+)
+from .mjcf.gripper import MAX_OPENING
 from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
 from .pipeline import STAGES, BlendWriter, run_pipeline
 from .progress import Progress
@@ -259,7 +267,16 @@ def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
 
     fixes = []
     needs_object = any(
-        v is not None for v in (args.rim_scale, args.scale, args.offset, args.collision, args.keyframe)
+        v is not None
+        for v in (
+            args.rim_scale,
+            args.scale,
+            args.offset,
+            args.collision,
+            args.keyframe,
+            args.approach,
+            args.release_opening,
+        )  # fmt: skip
     )
     if needs_object and not args.object:
         raise Real2GymError("name the object to fix with --object NAME")
@@ -269,13 +286,18 @@ def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
         fixes.append({"kind": "scale", "object": args.object, "factors": args.scale})
     if args.offset is not None:
         fixes.append({"kind": "offset", "object": args.object, "delta": args.offset,
-                      "frame": None if args.whole_motion else args.frame, "blend": args.blend})  # fmt: skip
+                      "frame": None if args.whole_motion else args.frame or 0, "blend": args.blend})  # fmt: skip
     if args.collision is not None:
         fixes.append({"kind": "collision", "object": args.object, "mode": args.collision,
                       "threshold": args.coacd_threshold, "max_pieces": args.coacd_max_pieces})  # fmt: skip
     if args.keyframe is not None:
         event, frame = args.keyframe
         fixes.append({"kind": "keyframe", "object": args.object, "event": event, "frame": frame})
+    if args.approach is not None:
+        fixes.append({"kind": "approach", "object": args.object, "phase": args.approach})
+    if args.release_opening is not None:
+        fixes.append({"kind": "release_opening", "object": args.object, "width_m": args.release_opening,
+                      "frame": args.frame, "limit": args.at_most})  # fmt: skip
     if args.apply_suggestion is not None:
         suggestions = (report.get("verification") or {}).get("suggestions") or suggest_fixes(report)
         if not 1 <= args.apply_suggestion <= len(suggestions):
@@ -457,7 +479,10 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--offset", type=_triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
                      help=f"move the object (world metres, each at most {MAX_OFFSET_M:g}) from --frame on")  # fmt: skip
     fix.add_argument(
-        "--frame", type=_whole_in(0), default=0, help="keyframe where --offset starts (default 0)"
+        "--frame",
+        type=_whole_in(0),
+        default=None,
+        help="frame where --offset starts (default 0) or --release-opening starts (default: the release)",
     )
     fix.add_argument("--blend", type=_whole_in(0), default=5,
                      help="frames over which --offset blends in (default 5)")  # fmt: skip
@@ -471,6 +496,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"CoACD piece limit (1 to {COACD_MAX_PIECES})")  # fmt: skip
     fix.add_argument("--keyframe", type=_keyframe, metavar="EVENT=FRAME",
                      help="move (or add) a keyframe; EVENT= deletes it")  # fmt: skip
+    fix.add_argument("--approach", choices=APPROACH_PHASES,
+                     help="rebuild the hand's path into the grasp (grasp) or out of the release (release) "
+                          "along its approach axis")  # fmt: skip
+    fix.add_argument("--release-opening", type=_number_in(0.001, MAX_OPENING), metavar="METRES",
+                     help="open the fingers to at least this gap from the release (--frame) on")  # fmt: skip
+    fix.add_argument("--at-most", action="store_true",
+                     help="with --release-opening: open them to at most this gap instead")  # fmt: skip
     fix.add_argument("--probe", action="store_true", help="only drop a probe into the container and report")
     fix.add_argument("--suggest", action="store_true", help="only list the suggested fixes")
     fix.add_argument(

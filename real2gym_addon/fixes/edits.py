@@ -13,6 +13,7 @@ import copy
 import datetime
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
 from ..geometry.shapes import Shape
@@ -20,7 +21,7 @@ from ..mjcf.gripper import MAX_OPENING
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
-FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe", "release_opening")
+FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach")
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
 MAX_OFFSET_M = 1.0
@@ -29,6 +30,11 @@ COLLISION_MODES = ("primitives", "walls", "hull", "coacd")
 COACD_THRESHOLD_RANGE = (0.01, 1.0)
 COACD_MAX_PIECES = 64
 KEYFRAME_EVENTS = ("grasp", "lift", "contact", "release")
+APPROACH_PHASES = ("grasp", "release")
+APPROACH_MARGIN = 0.02
+"""m the fingertips clear an object's top by on a rebuilt approach: 12 mm of fingertip past the grasp centre and 8 mm."""
+APPROACH_S = 0.3
+"""Seconds of the hand's path before the grasp (or after the release) a rebuilt approach replaces."""
 SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
 
 
@@ -163,11 +169,14 @@ def keyframe(report: dict, name: str, event: str, frame: int | None) -> None:
     report["keyframes"] = sorted(keyframes, key=lambda k: k["frame"])
 
 
-def release_opening(report: dict, name: str, width: float, frame: int | None) -> None:
+def release_opening(report: dict, name: str, width: float, frame: int | None, limit: bool = False) -> None:
     """Opens the gripper to at least ``width`` (m) from ``frame`` (default: the release keyframe) on.
 
     Where a careful recording opens the fingers too little to free the object in
     simulation, this widens the release; samples already wider stay as they are.
+    With ``limit`` the fingers open to at most ``width`` instead: a hand that lets
+    go inside a narrow container and opens fully presses its pads into the walls
+    and carries the container away.
     """
     gripper = report.get("gripper") or {}
     samples = gripper.get("frames") or []
@@ -185,8 +194,92 @@ def release_opening(report: dict, name: str, width: float, frame: int | None) ->
         if frame is None:
             raise FixError(f"object '{name}' has no release keyframe; give the frame to open from")
     full = float(gripper.get("max_opening_m", MAX_OPENING))
+    bound = max if not limit else min
     for sample in samples[frame:]:
-        sample["gripper"] = round(max(float(sample["gripper"]), min(width / full, 1.0)), 4)
+        sample["gripper"] = round(bound(float(sample["gripper"]), min(width / full, 1.0)), 4)
+
+
+def _polyline(points: list[np.ndarray], count: int) -> np.ndarray:
+    """``count`` points spread evenly along the path through ``points``, both ends included."""
+    points = np.array(points, float)
+    lengths = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))]
+    if lengths[-1] <= 0:
+        return np.repeat(points[:1], count, axis=0)
+    at = np.linspace(0.0, lengths[-1], count)
+    return np.stack([np.interp(at, lengths, points[:, a]) for a in range(3)], axis=1)
+
+
+def _approach_axis(sample: dict) -> np.ndarray:
+    w, x, y, z = sample["quaternion_world"]
+    return Rotation.from_quat([x, y, z, w]).as_matrix()[:, 2]
+
+
+def approach(report: dict, name: str, phase: str, clearance: float | None, count: int | None) -> None:
+    """Rebuilds the hand's path into the grasp (``phase="grasp"``) or out of the release along its approach axis.
+
+    A recorded hand that comes in low beside the object (or leaves sideways) can
+    sweep a finger through it in simulation. Over the last ``count`` frames
+    before the recorded grasp stall the hand now rises along its approach axis
+    to ``clearance`` metres above the grasp pose, moves over it and comes
+    straight down, fingers as wide as the recording opened them; after the
+    release it waits until the fingers have opened, rises straight up and
+    rejoins the recording ``count`` frames on. ``clearance`` defaults to the
+    object's half-diagonal plus :data:`APPROACH_MARGIN`.
+    """
+    from ..geometry.carry import gripper_hold
+
+    gripper = report.get("gripper") or {}
+    samples = gripper.get("frames") or []
+    if not samples:
+        raise FixError("this run has no gripper trajectory to change")
+    if phase not in APPROACH_PHASES:
+        raise FixError(f"unknown approach phase {phase!r:.40}; use one of {', '.join(APPROACH_PHASES)}")
+    entry = find_object(report, name)
+    if clearance is None:
+        clearance = float(np.linalg.norm(entry["size"])) / 2 + APPROACH_MARGIN
+    if count is None:
+        count = max(3, round(APPROACH_S * report["video"]["fps"]))
+    positions = np.array([s["position_world"] for s in samples], float)
+    openings = np.array([s["gripper"] for s in samples], float)
+    stall, opened = gripper_hold(openings)
+    anchor = stall if phase == "grasp" else opened
+    if anchor is None:
+        anchor = next(
+            (k["frame"] for k in report.get("keyframes", []) if k["event"] == phase and k["object"] == name),
+            None,
+        )
+    if anchor is None:
+        raise FixError(f"neither the recording nor the keyframes of '{name}' give a {phase}")
+    axis = _approach_axis(samples[anchor])
+    above = positions[anchor] - axis * clearance
+    if phase == "grasp":
+        start = max(0, anchor - count)
+        if anchor - start < 2:
+            raise FixError(f"the grasp at frame {anchor} leaves no frames before it to approach in")
+        level = positions[start] - axis * max(0.0, float(np.dot(positions[start] - above, axis)))
+        path = _polyline([positions[start], level, above, positions[anchor]], anchor - start + 1)
+        changed = range(start + 1, anchor)
+        widest = float(openings[start:anchor].max())
+        for frame in range(start, anchor):
+            samples[frame]["gripper"] = round(widest, 4)
+        new = {frame: path[frame - start] for frame in changed}
+    else:
+        last = len(samples) - 1
+        window = openings[anchor : min(last, anchor + count) + 1]
+        open_at = anchor + int(np.argmax(window >= window.max() - 1e-3))
+        end = min(last, open_at + count)
+        if end - open_at < 2:
+            raise FixError(f"the release at frame {anchor} leaves no frames after it to retreat in")
+        level = positions[end] - axis * max(0.0, float(np.dot(positions[end] - above, axis)))
+        path = _polyline([positions[anchor], above, level, positions[end]], end - open_at + 1)
+        new = {frame: positions[anchor] for frame in range(anchor + 1, open_at + 1)}
+        new.update({frame: path[frame - open_at] for frame in range(open_at + 1, end)})
+    camera_from_world = _camera_from_world(report)
+    for frame, position in new.items():
+        samples[frame]["position_world"] = np.round(position, 5).tolist()
+        samples[frame]["position_cam"] = np.round(
+            camera_from_world[:3, :3] @ position + camera_from_world[:3, 3], 5
+        ).tolist()
 
 
 def apply_fix(report: dict, fix: dict) -> dict:
@@ -197,7 +290,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
         fix: ``{"kind": one of FIX_KINDS, "object": name, ...arguments}``: ``factor``
             (radius_scale), ``factors`` (scale), ``delta``, ``frame``, ``blend``
             (offset), ``mode``, ``threshold``, ``max_pieces``, ``time_limit`` (collision), ``event``,
-            ``frame`` (keyframe).
+            ``frame`` (keyframe), ``width_m``, ``frame``, ``limit`` (release_opening), ``phase``,
+            ``clearance_m``, ``frames`` (approach).
 
     Returns:
         The edit-log entry.
@@ -212,7 +306,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     check_fix_arguments(fix, report["video"]["frames"])
     before = {k: copy.deepcopy(entry[k]) for k in SHAPE_FIELDS if k in entry}
     before_keyframes = copy.deepcopy(report.get("keyframes", []))
-    before_gripper = [s["gripper"] for s in (report.get("gripper") or {}).get("frames", [])]
+    before_gripper = copy.deepcopy((report.get("gripper") or {}).get("frames", []))
     probe = None
     try:
         if kind == "radius_scale":
@@ -231,7 +325,14 @@ def apply_fix(report: dict, fix: dict) -> dict:
                 float(fix.get("time_limit", COACD_TIME_LIMIT_S)),
             )
         elif kind == "release_opening":
-            release_opening(report, name, float(fix["width_m"]), fix.get("frame"))
+            release_opening(
+                report, name, float(fix["width_m"]), fix.get("frame"), bool(fix.get("limit", False))
+            )
+        elif kind == "approach":
+            clearance = fix.get("clearance_m")
+            approach(
+                report, name, fix["phase"], None if clearance is None else float(clearance), fix.get("frames")
+            )
         else:
             keyframe(report, name, fix["event"], fix.get("frame"))
     except (KeyError, TypeError, ValueError) as e:
@@ -249,7 +350,9 @@ def apply_fix(report: dict, fix: dict) -> dict:
         "before_keyframes": before_keyframes,
     }
     if kind == "release_opening":
-        log_entry["before_gripper"] = before_gripper
+        log_entry["before_gripper"] = [s["gripper"] for s in before_gripper]
+    elif kind == "approach":
+        log_entry["before_gripper_frames"] = before_gripper
     if probe is not None:
         log_entry["opening_probe"] = probe
     report.setdefault("edit_log", []).append(log_entry)
@@ -317,6 +420,20 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
     elif kind == "release_opening":
         _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_OPENING)
         _frame(fix.get("frame"), "the release opening's frame", frames, optional=True)
+        if not isinstance(fix.get("limit", False), bool):
+            raise FixError(f"the release opening's limit must be true or false, got {fix.get('limit')!r:.40}")
+    elif kind == "approach":
+        if fix.get("phase") not in APPROACH_PHASES:
+            raise FixError(
+                f"unknown approach phase {fix.get('phase')!r:.40}; use one of {', '.join(APPROACH_PHASES)}"
+            )
+        if fix.get("clearance_m") is not None:
+            _real(fix["clearance_m"], "the approach clearance (metres)", 0.005, MAX_OFFSET_M)
+        count = fix.get("frames")
+        if count is not None and (
+            isinstance(count, bool) or not isinstance(count, int) or not 2 <= count < frames
+        ):
+            raise FixError(f"the approach must span 2 to {frames - 1} frames, got {count!r:.40}")
     elif kind == "keyframe":
         if fix.get("event") not in KEYFRAME_EVENTS:
             raise FixError(
@@ -326,13 +443,18 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
 
 
 def _restore(report: dict, entry: dict, before: dict, keyframes: list, gripper: list | None = None) -> None:
+    """Puts an object, the keyframes and the gripper back; ``gripper``: whole samples, or only openings."""
     for key in SHAPE_FIELDS:
         entry.pop(key, None)
     entry.update(copy.deepcopy(before))
     report["keyframes"] = copy.deepcopy(keyframes)
-    if gripper is not None:
-        for sample, opening in zip((report.get("gripper") or {}).get("frames", []), gripper, strict=False):
-            sample["gripper"] = opening
+    if gripper:
+        samples = (report.get("gripper") or {}).get("frames", [])
+        if isinstance(gripper[0], dict):
+            samples[:] = copy.deepcopy(gripper)
+        else:
+            for sample, opening in zip(samples, gripper, strict=False):
+                sample["gripper"] = opening
 
 
 def undo_last(report: dict) -> dict:
@@ -346,7 +468,8 @@ def undo_last(report: dict) -> dict:
         raise FixError("there is no fix to undo in this run")
     last = log.pop()
     entry = find_object(report, last["object"])
-    _restore(report, entry, last["before"], last["before_keyframes"], last.get("before_gripper"))
+    gripper = last.get("before_gripper_frames", last.get("before_gripper"))
+    _restore(report, entry, last["before"], last["before_keyframes"], gripper)
     if entry.get("edits"):
         entry["edits"].pop()
     return last

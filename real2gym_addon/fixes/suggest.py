@@ -47,6 +47,39 @@ def suggest_fixes(report: dict) -> list[dict]:
     contact = _keyframe(report, "contact", moved_name)
     failing = {name for name, check in checks.items() if not check.get("passed", True)}
 
+    hand = checks.get("hand_clearance", {})
+    release_check = checks.get("release_clearance", {})
+    inside_target = (
+        hand.get("phase") == "retreat" and hand.get("object") == target_name and target is not None
+        and target.is_container and "held_gap_m" in release_check
+    )  # fmt: skip
+    if "hand_clearance" in failing and report.get("gripper") and inside_target:
+        # Opening wide inside a narrow container presses the pads into its walls: it leaves with the hand.
+        width = round(release_check["held_gap_m"] + RELEASE_ROOM, 4)
+        frame = release_check.get("release_frame", release)
+        suggestions.append({
+            "text": f"the fingers open inside the {target_name} and catch its walls, which leave with the hand "
+                    f"(frame {hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): open them only to "
+                    f"{width * 1000:.0f} mm from frame {frame}?",
+            "check": "hand_clearance", "frame": frame,
+            "fix": {"kind": "release_opening", "object": moved_name, "width_m": width, "frame": frame,
+                    "limit": True},
+        })  # fmt: skip
+    if "hand_clearance" in failing and report.get("gripper") and hand.get("phase") in ("approach", "retreat"):
+        # The hand knocking an object explains the failures downstream of it: this comes first.
+        coming = hand["phase"] == "approach"
+        how = (
+            f"bring the hand in above the {moved_name} and straight down onto the grasp"
+            if coming
+            else "let the fingers open, then take the hand straight up and away"
+        )
+        suggestions.append({
+            "text": f"the gripper knocks the {hand['object']} on its way {'in' if coming else 'out'} (frame "
+                    f"{hand['frame']}): it moves {hand['moved_m'] * 1000:.0f} mm more than the video shows; {how}?",
+            "check": "hand_clearance", "frame": hand["frame"],
+            "fix": {"kind": "approach", "object": moved_name, "phase": "grasp" if coming else "release"},
+        })  # fmt: skip
+
     if target is not None and target.is_container and failing & {"task_success", "penetration"}:
         if target.collision == "hull" or (target_entry.get("opening_probe") or {}).get("passed") is False:
             suggestions.append({
@@ -128,7 +161,6 @@ def suggest_fixes(report: dict) -> list[dict]:
                 "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
             })  # fmt: skip
 
-    release_check = checks.get("release_clearance", {})
     if "release_clearance" in failing and "held_gap_m" in release_check:
         width = round(min(MAX_OPENING, release_check["held_gap_m"] + RELEASE_ROOM), 4)
         frame = release_check.get("release_frame", release)

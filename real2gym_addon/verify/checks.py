@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..geometry.carry import gripper_hold
 from ..geometry.stage import Geometry
 from ..mjcf.gripper import MAX_OPENING
 from .simulate import SimulationRecord
@@ -35,6 +36,8 @@ HELD_AFTER = 0.5
 """Share of the frames after that with both fingers still on the object: the release did not free it."""
 VIDEO_FREED = 0.02
 """m: the gripper and the object parting by this much after the release shows the video freed it."""
+HAND_PUSH_LIMIT = 0.01
+"""m: the hand touching an object outside the grasp may move it this much more than the video shows."""
 
 
 def _events(geometry: Geometry, name: str) -> dict[str, int]:
@@ -214,6 +217,57 @@ def release_clearance(task: dict, geometry: Geometry, record: SimulationRecord) 
         "held_after_release": round(still_held, 3),
         "video_shows_freed": bool(video_freed),
     }
+
+
+def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """The hand touches objects only to hold them: it does not knock them on its way in or out.
+
+    A recorded approach that comes in low (or a retreat that leaves sideways)
+    can sweep a finger or the palm through the object, where the video shows it
+    still; a real hand went round it. A hand that leaves while its fingers are
+    still opening drags the object with a pad. For each object, from the first
+    frame the gripper touches it (or, for the moved object, has its grasp
+    centre within the object's half-diagonal) outside the hold (before the recorded grasp
+    stall or after the release, and never while both pads hold it) to three
+    frames after the last, the check measures how much farther the simulated
+    object moves than the video's. The worst is named with its phase
+    (``approach``, ``carry``, ``retreat``) and frame.
+    """
+    if geometry.gripper is None or record.hand_contacts is None:
+        return {"passed": True, "reason": "no gripper in the demo"}
+    moved = task["object"]
+    events = _events(geometry, moved)
+    frames = record.frames
+    stall, _ = gripper_hold(geometry.gripper.opening)
+    grasp = events.get("grasp", frames) if stall is None else min(stall, events.get("grasp", stall))
+    release = events.get("release", frames)
+    worst = {"object": None, "phase": None, "frame": None, "moved_m": 0.0}
+    for obj in geometry.objects:
+        touched = record.hand_contacts[obj.name][:frames].copy()
+        if obj.name == moved:
+            # Contacts are sampled every control period; a dragging pad touches for a step at a time,
+            # so the grasp centre inside the object's reach counts too.
+            reach = float(np.linalg.norm(obj.fitted.shape.size)) / 2
+            inside = np.linalg.norm(
+                record.gripper_positions[:frames] - record.positions[moved][:frames], axis=1
+            )
+            touched |= inside < reach
+            touched[grasp:release] = False
+            touched &= ~record.finger_contacts[moved][:frames].all(axis=1)
+        where = np.flatnonzero(touched)
+        if not len(where):
+            continue
+        start = int(where[0])
+        end = grasp if obj.name == moved and start < grasp else min(frames, int(where[-1]) + 4)
+        simulated = record.positions[obj.name][start:end]
+        video = obj.motion.positions[start:end]
+        # How much farther the simulated object goes than the video's (which may itself be noisy).
+        farther = np.linalg.norm(simulated - simulated[0], axis=1) - np.linalg.norm(video - video[0], axis=1)
+        moved_m = max(0.0, float(farther.max())) if len(farther) else 0.0
+        if moved_m > worst["moved_m"]:
+            phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
+            worst = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
+    return {"passed": worst["moved_m"] < HAND_PUSH_LIMIT, **worst, "limit_m": HAND_PUSH_LIMIT}
 
 
 def no_shortcuts(model, name_map: dict[str, str]) -> dict:

@@ -112,6 +112,7 @@ def verify_scene(
         results["penetration"] = checks.penetration(record)
         results["trajectory_fidelity"] = checks.trajectory_fidelity(task, geometry, record)
         results["release_clearance"] = checks.release_clearance(task, geometry, record)
+        results["hand_clearance"] = checks.hand_clearance(task, geometry, record)
     results["no_shortcuts"] = checks.no_shortcuts(scene.model, scene.name_map)
     passed = all(bool(r["passed"]) for r in results.values())
     timing = {"export": exported, "simulate": record.wall_s}

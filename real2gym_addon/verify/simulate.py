@@ -45,6 +45,10 @@ class SimulationRecord:
         quaternions: Object name -> ``(...) x 4`` ``[w, x, y, z]``.
         gripper_positions: ``(...) x 3`` hand positions at the grasp centre.
         finger_contacts: Object name -> ``(...) x 2`` bool, touching the left / right finger at each frame.
+        hand_contacts: Object name -> ``(...)`` bool, touched by any part of the gripper (palm,
+            fingers) at a contact sample (every control period) within each frame; None without a
+            gripper. A pad that drags an object touches it for a step or two at a time, which
+            samples can miss: ``checks.hand_clearance`` also counts the hand inside the object's reach.
         deepest: Object name -> deepest penetration of any of its contacts over the run (m, >= 0).
         deepest_frame: Object name -> frame of that penetration.
         sustained: Object name -> deepest penetration held for ``SUSTAIN_SAMPLES``
@@ -74,6 +78,7 @@ class SimulationRecord:
     masses: dict[str, float]
     qpos: np.ndarray | None = None
     finger_gap: np.ndarray | None = None
+    hand_contacts: dict[str, np.ndarray] | None = None
     sustained: dict[str, float] = dataclasses.field(default_factory=dict)
     sustained_frame: dict[str, int] = dataclasses.field(default_factory=dict)
     diverged_frame: int | None = None
@@ -187,12 +192,14 @@ def simulate(
         mocap, actuators = run.mocap, run.actuators
         hand = model.body(NAMES["hand"]).id
         left_pad, right_pad = model.geom(NAMES["left_pad"]).id, model.geom(NAMES["right_pad"]).id
+        is_hand_geom = model.body_rootid[model.geom_bodyid] == hand
 
     names = list(name_map)
     object_bodies = np.array([body_ids[n] for n in names], int)
     all_positions = np.zeros((total_frames, len(names), 3))
     all_quaternions = np.zeros((total_frames, len(names), 4))
     all_fingers = np.zeros((total_frames, len(names), 2), bool)
+    all_hand = np.zeros((total_frames, len(names)), bool)
     all_speeds = np.zeros((settle_frames, len(names), 2))
     all_qpos = np.zeros((total_frames, model.nq))
     velocity = np.zeros(6)
@@ -229,6 +236,14 @@ def simulate(
         sample += 1
         depths.fill(0.0)
         penetration = -data.contact.dist[:ncon] if ncon else None
+        if has_gripper and ncon:
+            geoms = data.contact.geom[:ncon]
+            hand_side = is_hand_geom[geoms]
+            if hand_side.any():
+                objects = object_of_geom[geoms]
+                touched = np.concatenate([objects[hand_side[:, 0], 1], objects[hand_side[:, 1], 0]])
+                frame_now = min(max(0, int((stop - pre_steps) / steps_per_frame)), total_frames - 1)
+                all_hand[frame_now, touched[touched >= 0]] = True
         # Shallower than every object's records, a sample can set none now or later: skip it.
         if penetration is not None and penetration.max() > floor:
             touching = object_of_geom[data.contact.geom[:ncon]]  # ncon x 2: object index, -1 for none
@@ -291,6 +306,7 @@ def simulate(
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
         qpos=all_qpos,
         finger_gap=finger_gap,
+        hand_contacts={n: all_hand[:, i] for i, n in enumerate(names)} if has_gripper else None,
         diverged_frame=diverged,
         warnings=warnings,
         steps=step_count,

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import bpy
+import numpy as np
 import pytest
 
 MODULE = "bl_ext.user_default.real2gym"
@@ -286,3 +287,39 @@ def test_coacd_collision_runs_from_blender(run: Path, empty_scene) -> None:
     assert cup["collision_mode"] == "coacd" and len(cup["hulls"]) > 4
     assert report["edit_log"][-1]["opening_probe"]["passed"] and report["verification"]["passed"]
     assert "reaches the bottom" in state.probe_result and "opening probe: reaches" in state.status
+
+
+def _knocking_approach(out: Path) -> dict:
+    """Rewrites the run's hand path so that it comes in sideways at the grasp height, along the fingers'
+    opening axis, over the 8 frames before the grasp: a pad sweeps through the block. Verifies it again."""
+    report = _report(out)
+    samples = report["gripper"]["frames"]
+    grasp = next(k["frame"] for k in report["keyframes"] if k["event"] == "grasp")
+    w, x, y, z = samples[grasp]["quaternion_world"]
+    opening_axis = np.array([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)])
+    camera_from_world = np.linalg.inv(np.array(report["camera"]["world_from_camera"]))
+    anchor = np.array(samples[grasp]["position_world"])
+    for frame in range(grasp - 8, grasp):
+        position = anchor + opening_axis * 0.07 * (grasp - frame) / 8
+        samples[frame]["position_world"] = position.tolist()
+        samples[frame]["position_cam"] = (
+            camera_from_world[:3, :3] @ position + camera_from_world[:3, 3]
+        ).tolist()
+    (out / "report.json").write_text(json.dumps(report))
+    assert _cli("verify", out) == 1
+    return _report(out)
+
+
+def test_a_rebuilt_approach_is_repaired_and_undone_in_blender(fixes, run: Path, empty_scene) -> None:
+    broken = _knocking_approach(run)
+    assert broken["verification"]["checks"]["hand_clearance"]["phase"] == "approach"
+    state = _open(empty_scene, run)
+    assert state.verification == "FAILED" and state.suggestions[0].kind == "approach"
+    assert "knocks the block" in state.suggestions[0].name
+    assert bpy.ops.real2gym.repair() == {"FINISHED"}
+    repaired = _report(run)
+    assert repaired["repair"]["passed_after"] and [e["kind"] for e in repaired["edit_log"]] == ["approach"]
+    assert state.verification == "PASSED"
+    assert bpy.ops.real2gym.undo_fix() == {"FINISHED"}
+    assert _report(run)["gripper"]["frames"] == broken["gripper"]["frames"]
+    assert state.verification == "FAILED" and state.edit_count == 0

@@ -287,3 +287,66 @@ def test_a_late_release_keyframe_is_moved_back_by_repair(careful_run: Path, tmp_
     assert fix["kind"] == "keyframe" and fix["event"] == "release" and abs(fix["frame"] - release) <= 2
     assert main(["fix", str(out), "--repair", "-q"]) == 0
     assert json.loads((out / "report.json").read_text())["repair"]["passed_after"]
+
+
+def _sweep(report: dict, start: int, end: int, sideways: float, hold_at: int) -> None:
+    """The hand path of frames [start, end) slides along the fingers' opening axis: it arrives at
+    (or leaves) the pose of frame ``hold_at`` from ``sideways`` metres away, at that pose's height."""
+    samples = report["gripper"]["frames"]
+    w, x, y, z = samples[hold_at]["quaternion_world"]
+    opening_axis = Rotation.from_quat([x, y, z, w]).as_matrix()[:, 1]
+    camera_from_world = np.linalg.inv(np.array(report["camera"]["world_from_camera"]))
+    anchor = np.array(samples[hold_at]["position_world"])
+    for frame in range(start, end):
+        share = abs(frame - hold_at) / max(abs(start - hold_at), abs(end - 1 - hold_at))
+        position = anchor + opening_axis * sideways * share
+        samples[frame]["position_world"] = position.tolist()
+        samples[frame]["position_cam"] = (
+            camera_from_world[:3, :3] @ position + camera_from_world[:3, 3]
+        ).tolist()
+
+
+def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
+    careful_run: Path, tmp_path: Path
+) -> None:
+    """The recording brings the hand in sideways at the grasp height, along the fingers' opening axis: a pad
+    sweeps through the block, which the video shows still. hand_clearance names the knock, and --repair
+    brings the hand in from above instead; the step is logged and undoable."""
+    from real2gym.real2gym_addon.reverify import reverify
+
+    out = Path(shutil.copytree(careful_run, tmp_path / "run"))
+    openings = np.array(
+        [s["gripper"] for s in json.loads((out / "report.json").read_text())["gripper"]["frames"]]
+    )
+    stall, _ = gripper_hold(openings)
+    broken, _ = reverify(out, edit=lambda report: _sweep(report, stall - 8, stall, 0.07, stall))
+    check = broken["verification"]["checks"]["hand_clearance"]
+    assert not check["passed"] and check["phase"] == "approach" and check["object"] == "block"
+    assert check["moved_m"] > 0.01 and check["frame"] < stall
+    suggestion = broken["verification"]["suggestions"][0]
+    assert suggestion["fix"] == {"kind": "approach", "object": "block", "phase": "grasp"}
+    assert main(["fix", str(out), "--repair", "-q"]) == 0
+    repaired = json.loads((out / "report.json").read_text())
+    assert repaired["repair"]["passed_after"] and [e["kind"] for e in repaired["edit_log"]] == ["approach"]
+    # The rebuilt approach: over the grasp pose, then straight down its approach axis onto it.
+    path = np.array([s["position_world"] for s in repaired["gripper"]["frames"]])
+    assert path[stall - 4 : stall, 2].min() > path[stall, 2] - 1e-6
+    assert np.abs(path[stall - 2 : stall, :2] - path[stall, :2]).max() < 0.005
+    assert main(["fix", str(out), "--undo"]) == 1
+    undone = json.loads((out / "report.json").read_text())
+    assert undone["gripper"]["frames"] == broken["gripper"]["frames"]
+
+
+def test_approach_fixes_are_checked_before_they_change_anything(careful_run: Path, tmp_path: Path) -> None:
+    from real2gym.real2gym_addon.fixes.edits import FixError, apply_fix
+
+    report = json.loads((careful_run / "report.json").read_text())
+    before = json.dumps(report)
+    for fix, words in (
+        ({"phase": "lift"}, "unknown approach phase"),
+        ({"phase": "grasp", "clearance_m": 3.0}, "approach clearance"),
+        ({"phase": "release", "frames": 1}, "must span 2"),
+    ):
+        with pytest.raises(FixError, match=words):
+            apply_fix(report, {"kind": "approach", "object": "block", **fix})
+    assert json.dumps(report) == before

@@ -55,6 +55,7 @@ def test_the_demo_verifies(demo_and_geometry, tmp_path: Path) -> None:
         "penetration",
         "trajectory_fidelity",
         "release_clearance",
+        "hand_clearance",
         "no_shortcuts",
     }
     assert set(result.checks) == expected
