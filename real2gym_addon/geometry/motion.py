@@ -41,6 +41,8 @@ MIN_TILT_POINTS = 60
 """Fewer points than this on a frame: the tilt is not fitted there."""
 MIN_FACING = 0.5
 """A fit with fewer of its points on camera-facing surfaces than this is tried again from the points."""
+FACING_RMS_SLACK = 0.001
+"""m: the mirrored fit is taken if its points' RMS distance is at most this much worse."""
 MAX_STEP = 0.03
 """How far (m) an object may move between two measured frames."""
 STATIC_TOLERANCE = 0.005
@@ -303,8 +305,13 @@ def track(
                     if facing_share(shape, fit, world, camera_centre) < MIN_FACING:
                         # The points sit on surfaces turned away from the camera (a box's bottom fitted
                         # to its seen top): start again with the object on the far side of that surface.
+                        # Taken only where it explains the points about as well: a hollow or partly
+                        # seen object can face away a little and still be right (its mirror fits worse).
                         other = align(shape, world, through_surface(shape, fit, world), yaw, tilt, free_tilt)
-                        if facing_share(shape, other, world, camera_centre) > MIN_FACING:
+                        if (
+                            facing_share(shape, other, world, camera_centre) > MIN_FACING
+                            and other[3] <= fit[3] + FACING_RMS_SLACK
+                        ):
                             fit = other
                     agreement = silhouette(frame, fit) if silhouette is not None else 1.0
                     if agreement < REFIT_IOU:
