@@ -5,7 +5,8 @@ direction (palm to fingertips), y the direction the fingers open. The hand is a
 free body welded to a mocap body (``gripper_target``) that follows the demo's
 trajectory; each finger slides along y under a position actuator with a force
 limit, and holds objects by friction alone (pads with high friction, condim 4
-for torsional friction). MjSpec's default weld data would put the anchor 1 m
+for torsional friction) on the fingers' inner faces; the fingers' shells and the
+palm are smooth. MjSpec's default weld data would put the anchor 1 m
 off: the weld here sets anchor 0, relative pose identity and torque scale 1,
 as an XML ``<weld body1 body2/>`` compiles.
 """
@@ -33,6 +34,11 @@ class GripperSpec:
         palm_size: Full extents of the palm box (x, y, z).
         finger_size: Full extents of a finger (x, y thickness, z length).
         pad_friction: Sliding friction of the finger pads.
+        pad_thickness: The rubber pad on each finger's inner face (m); the rest of the
+            finger's thickness is its shell.
+        shell_friction: Sliding friction of the fingers' shells and the palm: bare metal
+            and plastic, so that a finger brushing a cup's wall slides along it rather
+            than carrying the cup off.
         grip_force: Force limit of each finger's actuator (N).
         finger_gain: Position gain of the finger actuators (N/m).
         mass: Total mass of the hand.
@@ -41,6 +47,8 @@ class GripperSpec:
     palm_size: tuple[float, float, float] = (0.06, 0.2, 0.066)
     finger_size: tuple[float, float, float] = (0.02, 0.012, 0.054)
     pad_friction: float = 1.5
+    pad_thickness: float = 0.003
+    shell_friction: float = 0.3
     grip_force: float = 10.0
     finger_gain: float = 1000.0
     mass: float = 0.73
@@ -80,19 +88,27 @@ def add_gripper(
     finger_length = g.finger_size[2]
     palm_z = -(finger_length - FINGERTIP_BELOW + g.palm_size[2] / 2)
     hand.add_geom(name="gripper_palm", type=mujoco.mjtGeom.mjGEOM_BOX, size=np.array(g.palm_size) / 2,
-                  pos=[0, 0, palm_z], mass=g.mass * 0.8, rgba=[0.85, 0.85, 0.88, 1], group=1)  # fmt: skip
+                  pos=[0, 0, palm_z], mass=g.mass * 0.8, rgba=[0.85, 0.85, 0.88, 1], group=1,
+                  friction=[g.shell_friction, 0.005, 0.0001], priority=1)  # fmt: skip
     for side, sign in (("left", 1.0), ("right", -1.0)):
         finger = hand.add_body(name=NAMES[side], pos=[0, 0, 0], gravcomp=1.0)
         finger.add_joint(name=NAMES[f"{side}_joint"], type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, sign, 0],
                          range=[0.0, MAX_OPENING / 2], damping=20.0, armature=0.01)  # fmt: skip
         # The pad's inner face lies on the joint origin plane (opening = 2 x joint position);
         # the fingertip reaches FINGERTIP_BELOW past the grasp centre, the rest is towards the palm.
+        # Only the pad grips: the shell behind it slides on what it brushes.
+        width, thickness, length = g.finger_size
+        pad, shell = g.pad_thickness, thickness - g.pad_thickness
+        centre_z = FINGERTIP_BELOW - length / 2
         finger.add_geom(name=NAMES[f"{side}_pad"], type=mujoco.mjtGeom.mjGEOM_BOX,
-                        size=np.array(g.finger_size) / 2,
-                        pos=[0, sign * g.finger_size[1] / 2, FINGERTIP_BELOW - g.finger_size[2] / 2],
-                        mass=g.mass * 0.1, friction=[g.pad_friction, 0.02, 0.001], condim=4,
+                        size=[width / 2, pad / 2, length / 2], pos=[0, sign * pad / 2, centre_z],
+                        mass=g.mass * 0.1 * pad / thickness, friction=[g.pad_friction, 0.02, 0.001], condim=4,
                         rgba=[0.2, 0.2, 0.22, 1], group=1, priority=1,
                         solref=[0.004, 1.0], solimp=[0.95, 0.99, 0.001, 0.5, 2])  # fmt: skip
+        finger.add_geom(name=f"finger_{side}_shell", type=mujoco.mjtGeom.mjGEOM_BOX,
+                        size=[width / 2, shell / 2, length / 2], pos=[0, sign * (pad + shell / 2), centre_z],
+                        mass=g.mass * 0.1 * shell / thickness, friction=[g.shell_friction, 0.005, 0.0001],
+                        rgba=[0.55, 0.55, 0.58, 1], group=1, priority=1)  # fmt: skip
         actuator = spec.add_actuator(name=NAMES[f"{side}_actuator"], target=NAMES[f"{side}_joint"],
                                      trntype=mujoco.mjtTrn.mjTRN_JOINT)  # fmt: skip
         actuator.set_to_position(kp=g.finger_gain, kv=0.0)

@@ -230,7 +230,8 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
     centre within the object's half-diagonal) outside the hold (before the recorded grasp
     stall or after the release, and never while both pads hold it) to three
     frames after the last, the check measures how much farther the simulated
-    object moves than the video's. The worst is named with its phase
+    object moves than the video's (after the release, the moved object only
+    sideways: it falls once let go). The worst is named with its phase
     (``approach``, ``carry``, ``retreat``) and frame.
     """
     if geometry.gripper is None or record.hand_contacts is None:
@@ -255,18 +256,25 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
             touched[grasp:release] = False
             touched &= ~record.finger_contacts[moved][:frames].all(axis=1)
         where = np.flatnonzero(touched)
-        if not len(where):
-            continue
-        start = int(where[0])
-        end = grasp if obj.name == moved and start < grasp else min(frames, int(where[-1]) + 4)
-        simulated = record.positions[obj.name][start:end]
-        video = obj.motion.positions[start:end]
-        # How much farther the simulated object goes than the video's (which may itself be noisy).
-        farther = np.linalg.norm(simulated - simulated[0], axis=1) - np.linalg.norm(video - video[0], axis=1)
-        moved_m = max(0.0, float(farther.max())) if len(farther) else 0.0
-        if moved_m > worst["moved_m"]:
-            phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
-            worst = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
+        # The moved object's touches on the way in and on the way out are separate windows.
+        windows = [where] if obj.name != moved else [where[where < grasp], where[where >= grasp]]
+        for window in windows:
+            if not len(window):
+                continue
+            start = int(window[0])
+            end = grasp if obj.name == moved and start < grasp else min(frames, int(window[-1]) + 4)
+            # Let go of, the moved object falls: on the way out only its sideways motion is the hand's.
+            axes = 2 if obj.name == moved and start >= grasp else 3
+            simulated = record.positions[obj.name][start:end, :axes]
+            video = obj.motion.positions[start:end, :axes]
+            # How much farther the simulated object goes than the video's (which may itself be noisy).
+            farther = np.linalg.norm(simulated - simulated[0], axis=1) - np.linalg.norm(
+                video - video[0], axis=1
+            )
+            moved_m = max(0.0, float(farther.max())) if len(farther) else 0.0
+            if moved_m > worst["moved_m"]:
+                phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
+                worst = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
     return {"passed": worst["moved_m"] < HAND_PUSH_LIMIT, **worst, "limit_m": HAND_PUSH_LIMIT}
 
 

@@ -181,3 +181,23 @@ def test_penetration_tells_an_impact_from_overlapping_geometry() -> None:
     assert not overlap["passed"] and (overlap["object"], overlap["frame"]) == ("block", 4)
     crash = penetration(record(peak=0.02, held=0.001))
     assert not crash["passed"] and crash["frame"] == 7
+
+
+def test_only_the_finger_pads_grip(demo_and_geometry, tmp_path: Path) -> None:
+    """The pads on the fingers' inner faces have the high friction; the shells behind them and the palm are
+    smooth, so a finger brushing a container's wall slides along it. The pads' inner faces stay on the
+    joints' planes: the finger gap is the sum of the two joint positions."""
+    from real2gym.real2gym_addon.mjcf.gripper import NAMES, GripperSpec
+
+    demo, geometry = demo_and_geometry
+    result = _verify(demo, geometry, tmp_path / "mjcf")
+    model, spec = result.scene.model, GripperSpec()
+    for side, sign in (("left", 1), ("right", -1)):
+        pad, shell = model.geom(NAMES[f"{side}_pad"]), model.geom(f"finger_{side}_shell")
+        assert pad.friction[0] == spec.pad_friction and shell.friction[0] == spec.shell_friction
+        inner_face = sign * (pad.pos[1] - sign * pad.size[1])
+        assert (
+            abs(inner_face) < 1e-9 and abs(pad.size[1] * 2 + shell.size[1] * 2 - spec.finger_size[1]) < 1e-9
+        )
+    assert model.geom("gripper_palm").friction[0] == spec.shell_friction
+    assert result.passed
