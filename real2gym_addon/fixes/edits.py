@@ -120,9 +120,17 @@ def scale(report: dict, name: str, factors: tuple[float, float, float]) -> None:
 
 
 def offset(
-    report: dict, name: str, delta: tuple[float, float, float], frame: int | None, blend: int = 5
+    report: dict,
+    name: str,
+    delta: tuple[float, float, float],
+    frame: int | None,
+    blend: int = 5,
+    until: bool = False,
 ) -> None:
-    """Moves an object by ``delta`` (world, m) from ``frame`` on (blended over ``blend`` frames), or everywhere."""
+    """Moves an object by ``delta`` (world, m) from ``frame`` on (blended in over the ``blend`` frames
+    before it), or everywhere (``frame`` None). With ``until``, up to ``frame`` instead, blended out over
+    the ``blend`` frames after it: where the object rests until a grasp, its resting pose (where the
+    simulation starts it) moves and the path the video gives it once carried stays."""
     entry = find_object(report, name)
     positions = _positions(entry)
     count = len(positions)
@@ -130,8 +138,15 @@ def offset(
         raise FixError(f"frame {frame} is outside the video (frames 0 to {count - 1})")
     weights = np.ones(count)
     if frame is not None:
-        ramp = np.clip((np.arange(count) - (frame - blend)) / max(blend, 1), 0.0, 1.0)
-        weights = ramp if blend > 0 else (np.arange(count) >= frame).astype(float)
+        frames = np.arange(count)
+        if until:
+            weights = (
+                np.clip(1.0 - (frames - frame) / max(blend, 1), 0.0, 1.0) if blend > 0 else frames <= frame
+            )
+        else:
+            ramp = np.clip((frames - (frame - blend)) / max(blend, 1), 0.0, 1.0)
+            weights = ramp if blend > 0 else (frames >= frame).astype(float)
+        weights = np.asarray(weights, float)
     positions += weights[:, None] * np.asarray(delta, float)
     _set_positions(report, entry, positions)
     if entry.get("static"):
@@ -314,7 +329,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
         elif kind == "scale":
             scale(report, name, tuple(fix["factors"]))
         elif kind == "offset":
-            offset(report, name, tuple(fix["delta"]), fix.get("frame"), int(fix.get("blend", 5)))
+            offset(report, name, tuple(fix["delta"]), fix.get("frame"), int(fix.get("blend", 5)),
+                   bool(fix.get("until", False)))  # fmt: skip
         elif kind == "collision":
             probe = collision(
                 report,
@@ -407,6 +423,8 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         blend = fix.get("blend", 5)
         if isinstance(blend, bool) or not isinstance(blend, int) or not 0 <= blend < frames:
             raise FixError(f"the offset's blend must be 0 to {frames - 1} frames, got {blend!r:.40}")
+        if not isinstance(fix.get("until", False), bool):
+            raise FixError(f"the offset's 'until' must be true or false, got {fix.get('until')!r:.40}")
     elif kind == "collision":
         if fix.get("mode") not in COLLISION_MODES:
             raise FixError(

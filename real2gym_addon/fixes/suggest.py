@@ -124,16 +124,18 @@ def suggest_fixes(report: dict) -> list[dict]:
     gripper = report.get("gripper")
     if "grasp_held" in failing and grasp_frame is not None and gripper:
         entry = find_object(report, moved_name)
-        object_at = np.array(entry["frames"][grasp_frame]["position_world"])
+        # The simulation starts the object where it rests on frame 0 and the hand closes where the
+        # recording (or the synthesised path) puts it: the resting pose is what must meet the hand.
+        object_at = np.array(entry["frames"][0]["position_world"])
         gripper_at = np.array(gripper["frames"][grasp_frame]["position_world"])
         miss = gripper_at[:2] - object_at[:2]
         if np.linalg.norm(miss) > 0.005:
             suggestions.append({
-                "text": f"the {moved_name} is {np.linalg.norm(miss) * 100:.1f} cm from the gripper's centre at the "
-                        f"grasp (frame {grasp_frame}); move it there from the grasp on?",
+                "text": f"the {moved_name} rests {np.linalg.norm(miss) * 100:.1f} cm from where the gripper closes "
+                        f"(frame {grasp_frame}); move its resting pose there, up to the grasp?",
                 "check": "grasp_held", "frame": grasp_frame,
                 "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
-                        round(float(miss[1]), 4), 0.0], "frame": grasp_frame},
+                        round(float(miss[1]), 4), 0.0], "frame": grasp_frame, "until": True},
             })  # fmt: skip
         elif (
             grasp.get("first_frame_without_contact") is not None

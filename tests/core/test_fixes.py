@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from real2gym.real2gym_addon.cli import main
@@ -114,6 +115,24 @@ def test_bad_fixes_change_nothing(verified_run: Path) -> None:
     with pytest.raises(FixError, match="no fix to undo"):
         undo_last(report)
     assert json.dumps(report, sort_keys=True) == before
+
+
+def test_an_offset_until_a_frame_moves_the_resting_pose_and_blends_out(verified_run: Path) -> None:
+    report = read_report(verified_run)
+    before = np.array([f["position_world"] for f in _block(report)["frames"]])
+    apply_fix(report, {"kind": "offset", "object": "block", "delta": [0.02, 0, 0], "frame": 40, "blend": 4,
+                       "until": True})  # fmt: skip
+    moved = np.array([f["position_world"] for f in _block(report)["frames"]]) - before
+    assert np.allclose(moved[:41, 0], 0.02, atol=1e-5) and np.allclose(moved[44:], 0.0, atol=1e-5)
+    assert 0.0 < moved[42, 0] < 0.02 and np.allclose(moved[:, 1:], 0.0, atol=1e-5)
+    with pytest.raises(FixError, match="'until' must be true or false"):
+        apply_fix(
+            report, {"kind": "offset", "object": "block", "delta": [0, 0, 0], "frame": 3, "until": "yes"}
+        )
+
+
+def _block(report: dict) -> dict:
+    return next(o for o in report["objects"] if o["name"] == "block")
 
 
 def test_coacd_time_limit_keeps_the_previous_collision(verified_run: Path) -> None:
