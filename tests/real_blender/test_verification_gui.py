@@ -68,6 +68,7 @@ def test_run_verify_and_see_the_simulation(tmp_path: Path) -> None:
         "Penetration",
         "Fidelity",
         "Release",
+        "Hand clear",
         "No shortcuts",
     ]
     assert all(passed and figure for _, passed, figure in last["checks"])
