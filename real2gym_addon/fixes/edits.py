@@ -61,9 +61,13 @@ def _camera_from_world(report: dict) -> np.ndarray:
     return np.linalg.inv(np.asarray(report["camera"]["world_from_camera"], float))
 
 
-def _set_positions(report: dict, entry: dict, positions: np.ndarray) -> None:
+def _set_positions(report: dict, entry: dict, positions: np.ndarray, only: range | None = None) -> None:
+    """Writes per-frame world positions (and their camera-frame copies) into ``entry["frames"]``; ``only``
+    those frames where given."""
     camera_from_world = _camera_from_world(report)
-    for frame, position in zip(entry["frames"], positions, strict=True):
+    for index, (frame, position) in enumerate(zip(entry["frames"], positions, strict=True)):
+        if only is not None and index not in only:
+            continue
         frame["position_world"] = np.round(position, 5).tolist()
         frame["position_cam"] = np.round(
             camera_from_world[:3, :3] @ position + camera_from_world[:3, 3], 5
@@ -139,14 +143,12 @@ def offset(
     weights = np.ones(count)
     if frame is not None:
         frames = np.arange(count)
-        if until:
-            weights = (
-                np.clip(1.0 - (frames - frame) / max(blend, 1), 0.0, 1.0) if blend > 0 else frames <= frame
-            )
+        if blend == 0:
+            weights = (frames <= frame if until else frames >= frame).astype(float)
+        elif until:
+            weights = np.clip(1.0 - (frames - frame) / blend, 0.0, 1.0)
         else:
-            ramp = np.clip((frames - (frame - blend)) / max(blend, 1), 0.0, 1.0)
-            weights = ramp if blend > 0 else (frames >= frame).astype(float)
-        weights = np.asarray(weights, float)
+            weights = np.clip((frames - (frame - blend)) / blend, 0.0, 1.0)
     positions += weights[:, None] * np.asarray(delta, float)
     _set_positions(report, entry, positions)
     if entry.get("static"):
@@ -170,6 +172,13 @@ def collision(
         entry["opening_probe"] = result
         return result
     return None
+
+
+def keyframe_frame(report: dict, event: str, name: str) -> int | None:
+    """The frame of object ``name``'s ``event`` keyframe, or None."""
+    return next(
+        (k["frame"] for k in report.get("keyframes", []) if k["event"] == event and k["object"] == name), None
+    )
 
 
 def keyframe(report: dict, name: str, event: str, frame: int | None) -> None:
@@ -198,14 +207,7 @@ def release_opening(report: dict, name: str, width: float, frame: int | None, li
     if not samples:
         raise FixError("this run has no gripper trajectory to widen")
     if frame is None:
-        frame = next(
-            (
-                k["frame"]
-                for k in report.get("keyframes", [])
-                if k["event"] == "release" and k["object"] == name
-            ),
-            None,
-        )
+        frame = keyframe_frame(report, "release", name)
         if frame is None:
             raise FixError(f"object '{name}' has no release keyframe; give the frame to open from")
     full = float(gripper.get("max_opening_m", MAX_OPENING))
@@ -259,10 +261,7 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
     stall, opened = gripper_hold(openings)
     anchor = stall if phase == "grasp" else opened
     if anchor is None:
-        anchor = next(
-            (k["frame"] for k in report.get("keyframes", []) if k["event"] == phase and k["object"] == name),
-            None,
-        )
+        anchor = keyframe_frame(report, phase, name)
     if anchor is None:
         raise FixError(f"neither the recording nor the keyframes of '{name}' give a {phase}")
     axis = _approach_axis(samples[anchor])
@@ -272,12 +271,12 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
         if anchor - start < 2:
             raise FixError(f"the grasp at frame {anchor} leaves no frames before it to approach in")
         level = positions[start] - axis * max(0.0, float(np.dot(positions[start] - above, axis)))
-        path = _polyline([positions[start], level, above, positions[anchor]], anchor - start + 1)
         changed = range(start + 1, anchor)
+        positions[start + 1 : anchor] = _polyline([positions[start], level, above, positions[anchor]],
+                                                  anchor - start + 1)[1:-1]  # fmt: skip
         widest = float(openings[start:anchor].max())
         for frame in range(start, anchor):
             samples[frame]["gripper"] = round(widest, 4)
-        new = {frame: path[frame - start] for frame in changed}
     else:
         last = len(samples) - 1
         window = openings[anchor : min(last, anchor + count) + 1]
@@ -287,14 +286,10 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
             raise FixError(f"the release at frame {anchor} leaves no frames after it to retreat in")
         level = positions[end] - axis * max(0.0, float(np.dot(positions[end] - above, axis)))
         path = _polyline([positions[anchor], above, level, positions[end]], end - open_at + 1)
-        new = {frame: positions[anchor] for frame in range(anchor + 1, open_at + 1)}
-        new.update({frame: path[frame - open_at] for frame in range(open_at + 1, end)})
-    camera_from_world = _camera_from_world(report)
-    for frame, position in new.items():
-        samples[frame]["position_world"] = np.round(position, 5).tolist()
-        samples[frame]["position_cam"] = np.round(
-            camera_from_world[:3, :3] @ position + camera_from_world[:3, 3], 5
-        ).tolist()
+        changed = range(anchor + 1, end)
+        positions[anchor + 1 : open_at + 1] = positions[anchor]
+        positions[open_at + 1 : end] = path[1:-1]
+    _set_positions(report, gripper, positions, changed)
 
 
 def apply_fix(report: dict, fix: dict) -> dict:
@@ -393,6 +388,11 @@ def _frame(value, what: str, frames: int, optional: bool = False) -> None:
         raise FixError(f"{what} {value} is outside the video (frames 0 to {frames - 1})")
 
 
+def _boolean(fix: dict, key: str, what: str) -> None:
+    if not isinstance(fix.get(key, False), bool):
+        raise FixError(f"{what} must be true or false, got {fix.get(key)!r:.40}")
+
+
 def check_fix_arguments(fix: dict, frames: int) -> None:
     """Checks a fix's arguments against physically sensible ranges and the video.
 
@@ -423,8 +423,7 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         blend = fix.get("blend", 5)
         if isinstance(blend, bool) or not isinstance(blend, int) or not 0 <= blend < frames:
             raise FixError(f"the offset's blend must be 0 to {frames - 1} frames, got {blend!r:.40}")
-        if not isinstance(fix.get("until", False), bool):
-            raise FixError(f"the offset's 'until' must be true or false, got {fix.get('until')!r:.40}")
+        _boolean(fix, "until", "the offset's 'until'")
     elif kind == "collision":
         if fix.get("mode") not in COLLISION_MODES:
             raise FixError(
@@ -438,8 +437,7 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
     elif kind == "release_opening":
         _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_OPENING)
         _frame(fix.get("frame"), "the release opening's frame", frames, optional=True)
-        if not isinstance(fix.get("limit", False), bool):
-            raise FixError(f"the release opening's limit must be true or false, got {fix.get('limit')!r:.40}")
+        _boolean(fix, "limit", "the release opening's limit")
     elif kind == "approach":
         if fix.get("phase") not in APPROACH_PHASES:
             raise FixError(

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import MAX_OPENING
-from .edits import find_object
+from .edits import find_object, keyframe_frame
 
 CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
@@ -21,10 +21,11 @@ LATE_RELEASE_S = 0.3
 """Fingers letting go this little before the release keyframe: the keyframe is late, not the grasp weak."""
 
 
-def _keyframe(report: dict, event: str, name: str) -> int | None:
-    return next(
-        (k["frame"] for k in report.get("keyframes", []) if k["event"] == event and k["object"] == name), None
-    )
+def _release_opening(release_check: dict, release: int | None) -> tuple[float, int | None]:
+    """The finger gap a changed release opens to (the simulated grip plus :data:`RELEASE_ROOM`, within
+    the gripper's reach) and the frame it starts at."""
+    width = round(min(MAX_OPENING, release_check["held_gap_m"] + RELEASE_ROOM), 4)
+    return width, release_check.get("release_frame", release)
 
 
 def _half_diagonal(shape: Shape) -> float:
@@ -43,8 +44,8 @@ def suggest_fixes(report: dict) -> list[dict]:
     moved = Shape.from_report(find_object(report, moved_name))
     target_entry = find_object(report, target_name) if target_name else None
     target = Shape.from_report(target_entry) if target_entry else None
-    release = _keyframe(report, "release", moved_name)
-    contact = _keyframe(report, "contact", moved_name)
+    release = keyframe_frame(report, "release", moved_name)
+    contact = keyframe_frame(report, "contact", moved_name)
     failing = {name for name, check in checks.items() if not check.get("passed", True)}
 
     hand = checks.get("hand_clearance", {})
@@ -55,8 +56,7 @@ def suggest_fixes(report: dict) -> list[dict]:
     )  # fmt: skip
     if "hand_clearance" in failing and report.get("gripper") and inside_target:
         # Opening wide inside a narrow container presses the pads into its walls: it leaves with the hand.
-        width = round(release_check["held_gap_m"] + RELEASE_ROOM, 4)
-        frame = release_check.get("release_frame", release)
+        width, frame = _release_opening(release_check, release)
         suggestions.append({
             "text": f"the fingers open inside the {target_name} and catch its walls, which leave with the hand "
                     f"(frame {hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): open them only to "
@@ -120,7 +120,7 @@ def suggest_fixes(report: dict) -> list[dict]:
         })  # fmt: skip
 
     grasp = checks.get("grasp_held", {})
-    grasp_frame = _keyframe(report, "grasp", moved_name)
+    grasp_frame = keyframe_frame(report, "grasp", moved_name)
     gripper = report.get("gripper")
     if "grasp_held" in failing and grasp_frame is not None and gripper:
         entry = find_object(report, moved_name)
@@ -164,8 +164,7 @@ def suggest_fixes(report: dict) -> list[dict]:
             })  # fmt: skip
 
     if "release_clearance" in failing and "held_gap_m" in release_check:
-        width = round(min(MAX_OPENING, release_check["held_gap_m"] + RELEASE_ROOM), 4)
-        frame = release_check.get("release_frame", release)
+        width, frame = _release_opening(release_check, release)
         suggestions.append({
             "text": f"the recorded release opens the fingers to {release_check['recorded_gap_m'] * 1000:.1f} mm, "
                     f"but the simulated {moved_name} sits {release_check['held_gap_m'] * 1000:.1f} mm wide between "
