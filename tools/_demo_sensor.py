@@ -43,13 +43,19 @@ def noisy_rgb(rgb: np.ndarray, rng: np.random.Generator, sigma: float = 2.0) -> 
     return np.clip(blurred * shading + grain, 0, 255).astype(np.uint8)
 
 
-def sensor_depth(depth: np.ndarray, fx: float, rng: np.random.Generator) -> np.ndarray:
+def sensor_depth(
+    depth: np.ndarray, fx: float, rng: np.random.Generator, noise_at_half_metre: float = 0.0
+) -> np.ndarray:
     """Turn a perfect depth image into a plausible stereo depth sensor's output.
 
     Args:
         depth: z-depth along the optical axis (m), (H, W); 0 = nothing there.
         fx: Focal length in pixels (sets the disparity quantisation).
         rng: Random generator.
+        noise_at_half_metre: 0 for a good structured-light-like sensor; else the depth
+            noise (m, one sigma) at 0.5 m of a consumer stereo camera (a ZED on a desk:
+            about 0.02), nearly all of it smooth over ~12 px, a little per pixel, with 15-30 %
+            of the readings missing in patches (textureless and dark areas).
 
     Returns:
         Depth in units of ``DEPTH_SCALE`` metres, (H, W) uint16; 0 = no reading.
@@ -61,6 +67,13 @@ def sensor_depth(depth: np.ndarray, fx: float, rng: np.random.Generator) -> np.n
     # Matching error of about 0.06 px, smooth over ~32 px, then quarter-pixel steps:
     # at 0.65 m about 0.8 mm of noise and 3.4 mm steps, both growing with depth^2.
     disparity += 0.06 * _smooth_field(rng, (h, w), 32)
+    if noise_at_half_metre:
+        # dz = z^2 / (fx b) * dd: the disparity error giving that noise at 0.5 m.
+        sigma_px = noise_at_half_metre * fx * _BASELINE_M / 0.25
+        # Mostly smooth, as block matching and the camera's own filtering leave it; a little per pixel.
+        disparity += sigma_px * (
+            0.95 * _smooth_field(rng, (h, w), 12) + 0.3 * rng.normal(0.0, 1.0, (h, w)).astype(np.float32)
+        )
     disparity = np.round(disparity * _SUBPIXEL) / _SUBPIXEL
     noisy = fx * _BASELINE_M / np.maximum(disparity, 1e-3)
 
@@ -76,6 +89,10 @@ def sensor_depth(depth: np.ndarray, fx: float, rng: np.random.Generator) -> np.n
     # Dropout blobs: where a smooth random field peaks, more often far away.
     blobs = _smooth_field(rng, (h, w), 24) > 2.3 - 0.4 * np.clip(safe - 0.5, 0, 2)
     holes |= blobs
+    if noise_at_half_metre:
+        missing = rng.uniform(0.15, 0.30)
+        field = _smooth_field(rng, (h, w), 16)
+        holes |= field > np.quantile(field, 1.0 - missing)
 
     out = np.round(noisy / DEPTH_SCALE)
     out[~valid | holes] = 0

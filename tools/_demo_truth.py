@@ -201,8 +201,11 @@ def prompt_entry(spec: ObjectSpec, mask: np.ndarray, pad: int = 3) -> dict[str, 
     }
 
 
-def camera_json(intr: Intrinsics, layout: Layout, with_pose: bool) -> dict[str, Any]:
-    """camera.json: intrinsics, depth scale and optionally ``world_from_camera``."""
+def camera_json(
+    intr: Intrinsics, layout: Layout, with_pose: bool, path: list[np.ndarray] | None = None
+) -> dict[str, Any]:
+    """camera.json: intrinsics, depth scale and optionally ``world_from_camera`` (and, for a
+    camera that moves along ``path``, ``world_from_camera_frames``)."""
     camera: dict[str, Any] = {
         "width": intr.width,
         "height": intr.height,
@@ -214,16 +217,22 @@ def camera_json(intr: Intrinsics, layout: Layout, with_pose: bool) -> dict[str, 
     }
     if with_pose:
         camera["world_from_camera"] = [_r(row) for row in world_from_camera(layout)]
+        if path is not None:
+            camera["world_from_camera_frames"] = [[_r(row) for row in pose] for pose in path]
     return camera
 
 
-def gripper_entries(result: SimResult, w_from_c: np.ndarray) -> list[dict[str, Any]]:
-    """Per-frame grasp-centre pose (camera and world frame) and opening of the gripper."""
+def gripper_entries(
+    result: SimResult, w_from_c: np.ndarray, path: list[np.ndarray] | None = None
+) -> list[dict[str, Any]]:
+    """Per-frame grasp-centre pose (camera and world frame) and opening of the gripper; camera
+    coordinates of each frame's camera where ``path`` gives one per frame."""
     entries = []
     for index, state in enumerate(result.frames):
         pos, quat = state.poses["hand"]
         opening = sum(state.finger_q)
-        entry = {"frame": index, **pose_entries(w_from_c, pos, quat, np.zeros(3))}
+        view = w_from_c if path is None else path[index]
+        entry = {"frame": index, **pose_entries(view, pos, quat, np.zeros(3))}
         entry["opening_m"] = round(opening, _DIGITS)
         entry["gripper"] = round(float(np.clip(opening / (2 * FINGER_TRAVEL), 0, 1)), 4)
         entries.append(entry)
@@ -255,8 +264,10 @@ def truth_json(
     objects: list[ObjectSpec],
     result: SimResult,
     generator: dict[str, Any],
+    path: list[np.ndarray] | None = None,
 ) -> dict[str, Any]:
-    """truth.json: camera, table, objects with per-frame poses and masks, keyframes."""
+    """truth.json: camera, table, objects with per-frame poses and masks, keyframes (and the
+    camera's pose per frame where it moves along ``path``)."""
     w_from_c = world_from_camera(layout)
     up_cam = w_from_c[:3, :3].T @ np.array([0.0, 0.0, 1.0])
     keyframes = sorted(
@@ -274,6 +285,7 @@ def truth_json(
         },
         "camera": {"fx": intr.fx, "fy": intr.fy, "cx": intr.cx, "cy": intr.cy},
         "world_from_camera": [_r(row) for row in w_from_c],
+        **({"world_from_camera_frames": [[_r(row) for row in p] for p in path]} if path else {}),
         "table": {"normal_cam": _r(up_cam), "offset_cam": round(float(w_from_c[2, 3]), 6)},
         "objects": [
             {
@@ -291,7 +303,7 @@ def truth_json(
         "gripper": {
             "frame_of": "camera",
             "max_opening_m": 2 * FINGER_TRAVEL,
-            "frames": gripper_entries(result, w_from_c),
+            "frames": gripper_entries(result, w_from_c, path),
         },
         "checks": result.checks,
     }

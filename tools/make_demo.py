@@ -107,7 +107,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "leans the block's top to the left in the image), upright again before lowering",
     )
     add("--no-depth", action="store_true", help="do not write depth/")
+    add(
+        "--stereo-noise",
+        type=float,
+        default=0.0,
+        metavar="METRES",
+        help="depth noise (one sigma) at 0.5 m of a consumer stereo camera (a ZED: about 0.02), "
+        "growing with the square of the depth, with 15-30 %% of the readings missing in patches",
+    )
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
+    add(
+        "--camera-sway",
+        type=float,
+        default=0.0,
+        metavar="DEG",
+        help="a camera that moves, as a head-mounted one does: it swings up to DEG about the scene "
+        "(azimuth), bobs and rolls by a third of that, looking at a point that wanders 2 cm; "
+        "frame 0 keeps the still camera's pose (camera.json then has world_from_camera_frames)",
+    )
     recording = parser.add_mutually_exclusive_group()
     recording.add_argument(
         "--with-trajectory", action="store_true", help="write trajectory.json (short form)"
@@ -236,6 +253,10 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     renderer = DemoRenderer(model, args.width, args.height, groups)
     noise = np.random.default_rng([args.seed, 1])
     w_from_c = world_from_camera(layout)
+    camera_poses = camera_path(w_from_c, args)
+    if args.camera_sway and args.recording_form:
+        raise ValueError("--camera-sway goes with --with-trajectory or no recording, not --recording-form")
+    camera_id = model.camera("demo").id
     prompts: list[dict] = []
 
     if args.frames_dir:
@@ -251,6 +272,9 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         (staging / "depth").mkdir()
 
     def on_frame(index: int, data) -> None:
+        # The camera is not simulated: pose it for this frame (MuJoCo cameras: y up, looking along -z).
+        data.cam_xpos[camera_id] = camera_poses[index][:3, 3]
+        data.cam_xmat[camera_id] = (camera_poses[index][:3, :3] * [1.0, -1.0, -1.0]).ravel()
         images = renderer.render(data)
         bgr = cv2.cvtColor(noisy_rgb(images.rgb, noise), cv2.COLOR_RGB2BGR)
         if writer is None:
@@ -258,12 +282,12 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         else:
             writer.write(bgr)
         if not args.no_depth:
-            depth = sensor_depth(images.depth, intr.fx, noise)
+            depth = sensor_depth(images.depth, intr.fx, noise, args.stereo_noise)
             path = staging / "depth" / f"{index:06d}.png"
             cv2.imwrite(str(path), depth, [cv2.IMWRITE_PNG_COMPRESSION, 9])
         for spec in objects:
             body = data.body(spec.body)
-            pose = pose_entries(w_from_c, body.xpos, body.xquat, spec.centre)
+            pose = pose_entries(camera_poses[index], body.xpos, body.xquat, spec.centre)
             mask = images.masks[spec.name]
             spec.frames.append(truth_frame(index, spec, pose, mask, images.alone_pixels[spec.name]))
             if index == 0:
@@ -283,9 +307,13 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
             raise RuntimeError(f"video.mp4 reads back {count} frames, expected {args.frames}")
 
     generator = {"tool": "tools/make_demo.py", "seed": args.seed, "argv": sys.argv[1:]}
-    truth = truth_json(layout, intr, args.fps, objects, result, generator)
+    truth = truth_json(
+        layout, intr, args.fps, objects, result, generator, camera_poses if args.camera_sway else None
+    )
     files = {
-        "camera.json": camera_json(intr, layout, args.with_world_from_camera),
+        "camera.json": camera_json(
+            intr, layout, args.with_world_from_camera, camera_poses if args.camera_sway else None
+        ),
         "prompts.json": {
             "objects": prompts,
             "task": {"type": "place_in", "object": "block", "target": layout.container},
@@ -300,6 +328,34 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         indent = None if name == "truth.json" else 2
         (staging / name).write_text(json.dumps(content, indent=indent) + "\n")
     return truth
+
+
+def camera_path(w_from_c: np.ndarray, args: argparse.Namespace) -> list[np.ndarray]:
+    """world_from_camera per frame: the still pose, or one that sways (``--camera-sway``).
+
+    The camera swings about the point it looks at (azimuth), bobs in elevation and rolls
+    about its optical axis, on incommensurate periods, while the point looked at wanders;
+    all offsets are 0 on frame 0.
+    """
+    if not args.camera_sway:
+        return [w_from_c] * args.frames
+    distance = args.camera_distance
+    target = w_from_c[:3, 3] + w_from_c[:3, 2] * distance
+    sway = np.deg2rad(args.camera_sway)
+    path = []
+    for index in range(args.frames):
+        t = 2 * np.pi * index / max(args.frames - 1, 1)
+        offset = w_from_c[:3, 3] - target
+        turn = Rotation.from_euler("z", sway * np.sin(t)).as_matrix()
+        side = np.cross(offset, [0.0, 0.0, 1.0])
+        bob = Rotation.from_rotvec(side / np.linalg.norm(side) * sway / 3 * np.sin(1.7 * t)).as_matrix()
+        looked_at = target + 0.02 * np.array([np.sin(1.3 * t), np.sin(0.9 * t), 0.0])
+        eye = looked_at + turn @ bob @ offset
+        rotation = look_at(eye, looked_at) @ Rotation.from_euler("z", sway / 3 * np.sin(2.3 * t)).as_matrix()
+        pose = np.eye(4)
+        pose[:3, :3], pose[:3, 3] = rotation, eye
+        path.append(pose)
+    return path
 
 
 def robot_recording(
