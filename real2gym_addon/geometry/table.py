@@ -1,9 +1,14 @@
 """The table: a plane fitted to depth, and the world frame built on it.
 
 The world frame of the contract has z up (the table normal), gravity -z and
-z = 0 on the table top. :func:`fit_table` finds the plane with RANSAC on depth
-points outside the objects' masks over several frames, refines it by least
-squares on the inliers and measures the table's extent.
+z = 0 on the table top. :func:`fit_table_frames` fits the plane on each chosen
+frame by itself, in that frame's camera coordinates (a camera on a head moves
+between frames): depth cleaned of invalid and mixed pixels
+(:func:`.depth_clean.clean_depth`), points outside the objects' masks, RANSAC
+with an inlier band of a few noise sigmas at each point's depth, the noise
+measured on the table itself (stereo noise grows with the square of the
+distance). The first frame with a plane is the reference: its plane, refined
+on the frames that agree with it, is the :class:`Table`.
 :func:`world_from_table` builds the world frame: origin where the optical axis
 meets the table (or the foot of the camera if it looks away), x along the
 camera's x projected on the table.
@@ -14,13 +19,42 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from scipy.special import ndtr, ndtri
 
 from ..demo import Camera
 from ..errors import Real2GymError
 from .camera import back_project, invert, transform
+from .depth_clean import clean_depth, patch_noise
 
-INLIER_DISTANCE = 0.006
-"""Points within this many metres of the plane count as on it (noise grows with depth)."""
+INLIER_SIGMAS = 2.5
+"""Points within this many depth-noise sigmas (at their depth) of the plane count as on it."""
+
+TRUNCATED_MAD = float(ndtri(0.25 + 0.5 * ndtr(INLIER_SIGMAS)))
+"""Median absolute value of a unit normal variable cut at +-INLIER_SIGMAS (turns a MAD into a sigma)."""
+
+NOISE_FLOOR = 0.002
+"""Lowest depth noise at 1 m (metres) assumed, whatever is measured (quantisation, synthetic depth)."""
+
+NOISE_CEILING = 0.03
+"""Depth noise at 1 m (metres) at which the measurement stops: a plane whose residuals grow to it is no surface."""
+
+NOISE_ROUNDS = 12
+"""At most this many rounds of measuring the noise on the plane and refitting the plane."""
+
+MIN_SHARE = 0.25
+"""A frame's plane must hold this share of its depth readings outside the objects to be the table."""
+
+MIN_READINGS = 200
+"""Fewer depth readings outside the objects than this on a frame: no plane is fitted there."""
+
+FRAME_POINTS = 20000
+"""At most this many depth points per frame go into the fit (a random subset)."""
+
+AGREE_DEGREES = 1.0
+"""Frames whose plane is within this angle of the reference's are pooled to refine it."""
+
+AGREE_OFFSET = 0.01
+"""... and whose offset is within this many metres."""
 
 
 class GeometryError(Real2GymError):
@@ -56,49 +90,105 @@ class Table:
         }
 
 
-def _plane_from_points(points: np.ndarray) -> tuple[np.ndarray, float]:
-    centre = points.mean(axis=0)
-    _, _, vt = np.linalg.svd(points - centre, full_matrices=False)
+@dataclasses.dataclass
+class FramePlane:
+    """The dominant plane of one frame's depth, in that frame's camera coordinates.
+
+    Attributes:
+        frame: The video frame.
+        normal_cam: Unit normal towards the camera (None when too few readings).
+        offset_cam: Metres; the camera's height above the plane.
+        inlier_share: Share of the frame's readings outside the objects on the plane.
+        inlier_rms: RMS distance (metres) of the inliers to the plane.
+        noise_1m: Depth noise at 1 m (metres) measured on the plane; sigma(z) = noise_1m * z**2
+            (:data:`NOISE_CEILING` when it did not settle below it).
+        patch_noise_1m: Fine-scale noise at 1 m from small patches (a lower bound).
+        readings: Depth readings left after cleaning, whole frame.
+        pixels: Pixels of the frame.
+    """
+
+    frame: int
+    normal_cam: np.ndarray | None
+    offset_cam: float
+    inlier_share: float
+    inlier_rms: float
+    noise_1m: float
+    patch_noise_1m: float
+    readings: int
+    pixels: int
+
+    @property
+    def flat(self) -> bool:
+        """Whether the noise measured on the plane settled below :data:`NOISE_CEILING` (a real surface)."""
+        return self.noise_1m < NOISE_CEILING
+
+    @property
+    def found(self) -> bool:
+        """Whether this plane is flat and holds enough of the frame's readings to be the table."""
+        return self.normal_cam is not None and self.flat and self.inlier_share >= MIN_SHARE
+
+
+@dataclasses.dataclass
+class TableFit:
+    """The table and the per-frame planes it was chosen from.
+
+    Attributes:
+        table: The table in the reference frame's camera coordinates.
+        world_from_camera: 4x4 for the reference frame.
+        reference_frame: The video frame the table and world_from_camera belong to.
+        planes: One per sampled frame, in the order given.
+    """
+
+    table: Table
+    world_from_camera: np.ndarray
+    reference_frame: int
+    planes: list[FramePlane]
+
+
+def _plane_from_points(points: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    weights = np.ones(len(points)) if weights is None else weights / weights.sum() * len(points)
+    centre = (points * weights[:, None]).sum(axis=0) / weights.sum()
+    _, _, vt = np.linalg.svd((points - centre) * np.sqrt(weights)[:, None], full_matrices=False)
     normal = vt[-1]
     return normal, -float(normal @ centre)
 
 
 def fit_plane_ransac(
-    points: np.ndarray, rng: np.random.Generator, iterations: int = 300
+    points: np.ndarray, band: np.ndarray, rng: np.random.Generator, iterations: int = 300
 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Fits the dominant plane of camera-frame points.
 
     Args:
         points: ``Nx3`` metres, camera frame.
+        band: ``N`` metres: a point within this distance of a plane counts as on it.
         rng: Random generator (seeded by the caller for repeatable runs).
         iterations: RANSAC hypotheses.
 
     Returns:
         ``(normal, offset, inlier_mask)`` with the normal pointing towards the
         camera (offset > 0).
+
+    Raises:
+        GeometryError: The points are degenerate (all on a line).
     """
-    best_count, best = -1, None
-    threshold = INLIER_DISTANCE + 0.004 * np.median(points[:, 2])
-    for _ in range(iterations):
-        sample = points[rng.choice(len(points), 3, replace=False)]
-        normal = np.cross(sample[1] - sample[0], sample[2] - sample[0])
-        length = np.linalg.norm(normal)
-        if length < 1e-9:
-            continue
-        normal /= length
-        offset = -float(normal @ sample[0])
-        count = int((np.abs(points @ normal + offset) < threshold).sum())
-        if count > best_count:
-            best_count, best = count, (normal, offset)
-    if best is None:
+    samples = points[rng.integers(0, len(points), size=(iterations, 3))]
+    normals = np.cross(samples[:, 1] - samples[:, 0], samples[:, 2] - samples[:, 0])
+    lengths = np.linalg.norm(normals, axis=1)
+    usable = lengths > 1e-9
+    if not usable.any():
         raise GeometryError("the depth points are degenerate (all on a line); the table cannot be fitted")
-    normal, offset = best
+    normals = normals[usable] / lengths[usable, None]
+    offsets = -np.einsum("ij,ij->i", normals, samples[usable, 0])
+    counts = [int((np.abs(points @ n + o) < band).sum()) for n, o in zip(normals, offsets, strict=True)]
+    best = int(np.argmax(counts))
+    normal, offset = normals[best], float(offsets[best])
+    weights = 1.0 / band**2
     for _ in range(3):  # least-squares refinement on the inliers
-        inliers = np.abs(points @ normal + offset) < threshold
-        normal, offset = _plane_from_points(points[inliers])
+        inliers = np.abs(points @ normal + offset) < band
+        normal, offset = _plane_from_points(points[inliers], weights[inliers])
     if offset < 0:
         normal, offset = -normal, -offset
-    inliers = np.abs(points @ normal + offset) < threshold
+    inliers = np.abs(points @ normal + offset) < band
     return normal, offset, inliers
 
 
@@ -136,13 +226,163 @@ def table_from_world_pose(world_from_camera: np.ndarray) -> Table:
     return Table(normal_cam=normal, offset_cam=offset, source="world_from_camera")
 
 
+def _plane_noise(points: np.ndarray, normal: np.ndarray, offset: float, noise_1m: float) -> float:
+    """One round of the truncated-MAD estimate of the noise at 1 m around a plane."""
+    scaled = np.abs(points @ normal + offset) / points[:, 2] ** 2
+    near = scaled < INLIER_SIGMAS * noise_1m
+    if near.sum() < 3:
+        return noise_1m
+    return float(np.clip(np.median(scaled[near]) / TRUNCATED_MAD, NOISE_FLOOR, NOISE_CEILING))
+
+
+def fit_frame_plane(
+    camera: Camera, depth: np.ndarray, object_mask: np.ndarray, frame: int, rng: np.random.Generator
+) -> tuple[FramePlane, np.ndarray]:
+    """Fits the dominant plane of one frame, in its own camera coordinates.
+
+    The noise starts at the patch estimate; then, in turns, the noise is
+    measured on the plane's neighbourhood (a MAD of residuals over depth
+    squared, cut at :data:`INLIER_SIGMAS`) and the plane is refitted on the
+    points within the band, until the noise settles.
+
+    Args:
+        camera: Intrinsics.
+        depth: ``HxW`` metres, 0 = no reading (cleaned here).
+        object_mask: ``HxW`` bool, True on any object (excluded).
+        frame: The video frame (for the result).
+        rng: Random generator.
+
+    Returns:
+        The plane and its inlier points (``Nx3`` metres, camera frame).
+    """
+    fine_noise = patch_noise(camera, depth)
+    clean = clean_depth(depth, fine_noise)
+    readings, pixels = int((clean > 0).sum()), int(clean.size)
+    points = back_project(camera, clean, ~object_mask, step=4)
+    if len(points) < MIN_READINGS:
+        return FramePlane(frame, None, 0.0, 0.0, 0.0, fine_noise, fine_noise, readings, pixels), points[:0]
+    if len(points) > FRAME_POINTS:
+        points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
+    depth_squared = points[:, 2] ** 2
+    noise = max(fine_noise, NOISE_FLOOR)
+    normal, offset, inliers = fit_plane_ransac(points, INLIER_SIGMAS * noise * depth_squared, rng)
+    for _ in range(NOISE_ROUNDS):
+        measured = _plane_noise(points, normal, offset, noise)
+        settled = abs(measured - noise) < 0.02 * noise
+        noise = measured
+        band = INLIER_SIGMAS * noise * depth_squared
+        inliers = np.abs(points @ normal + offset) < band
+        normal, offset = _plane_from_points(points[inliers], 1.0 / band[inliers] ** 2)
+        if settled:
+            break
+    if offset < 0:
+        normal, offset = -normal, -offset
+    inliers = np.abs(points @ normal + offset) < INLIER_SIGMAS * noise * depth_squared
+    rms = float(np.sqrt(np.mean((points[inliers] @ normal + offset) ** 2))) if inliers.any() else 0.0
+    plane = FramePlane(frame, normal, offset, float(inliers.mean()), rms, noise, fine_noise, readings, pixels)
+    return plane, points[inliers]
+
+
+def _no_table_message(planes: list[FramePlane]) -> str:
+    frames = ", ".join(str(p.frame) for p in planes)
+    shares = ", ".join(f"{p.inlier_share:.0%}" for p in planes)
+    noise = np.median([p.noise_1m for p in planes]) * 100
+    fine = np.median([p.patch_noise_1m for p in planes]) * 100
+    valid = np.median([p.readings / p.pixels for p in planes])
+    rough = [str(p.frame) for p in planes if p.normal_cam is not None and not p.flat]
+    rough_text = (
+        f"; on frames {', '.join(rough)} the residuals kept growing to {NOISE_CEILING * 100:.0f} cm at 1 m "
+        "(no flat surface)"
+        if rough
+        else ""
+    )
+    return (
+        f"no table plane found on frames {frames}: the best plane of each frame holds {shares} of its depth "
+        f"readings outside the objects (at least {MIN_SHARE:.0%} needed){rough_text}; depth noise "
+        f"{noise:.1f} cm at 1 m on the planes ({fine:.2f} cm on small patches), {valid:.0%} of the pixels "
+        "have a usable reading. Give the camera pose in camera.json "
+        '("world_from_camera", the table at z = 0), check depth_scale in camera.json, or film with more '
+        "of the table in view"
+    )
+
+
+def fit_table_frames(
+    camera: Camera,
+    depth_frames: list[np.ndarray],
+    object_masks: list[np.ndarray],
+    frames: list[int] | None = None,
+    rng: np.random.Generator | None = None,
+) -> TableFit:
+    """Fits the table on each frame by itself; the first frame with a plane is the reference.
+
+    Frames whose plane agrees with the reference's (within
+    :data:`AGREE_DEGREES` and :data:`AGREE_OFFSET`: the camera did not move
+    relative to the table) pool their inliers to refine it.
+
+    Args:
+        camera: Intrinsics.
+        depth_frames: ``HxW`` float32 metres per chosen frame, 0 = no reading.
+        object_masks: ``HxW`` bool per chosen frame, True on any object (excluded).
+        frames: The video frame of each depth image (0, 1, ... when None).
+        rng: Random generator; a fixed seed when None.
+
+    Returns:
+        The table of the reference frame and every frame's plane.
+
+    Raises:
+        GeometryError: No frame has a plane holding :data:`MIN_SHARE` of its
+            readings, or no frame has :data:`MIN_READINGS` readings; the
+            message gives the figures and what to try.
+    """
+    rng = rng or np.random.default_rng(0)
+    frames = list(range(len(depth_frames))) if frames is None else [int(f) for f in frames]
+    fits = [
+        fit_frame_plane(camera, depth, mask, frame, rng)
+        for depth, mask, frame in zip(depth_frames, object_masks, frames, strict=True)
+    ]
+    planes = [plane for plane, _ in fits]
+    if all(plane.normal_cam is None for plane in planes):
+        most = max((plane.readings for plane in planes), default=0)
+        raise GeometryError(
+            f"at most {most} depth readings on frames {frames} (outside the objects fewer than "
+            f"{MIN_READINGS}); the table cannot be fitted (check depth/ and depth_scale in camera.json)"
+        )
+    found = [i for i, plane in enumerate(planes) if plane.found]
+    if not found:
+        raise GeometryError(_no_table_message(planes))
+    reference = planes[found[0]]
+    pooled = [
+        inliers
+        for plane, (_, inliers) in zip(planes, fits, strict=True)
+        if plane.found and _agrees(plane, reference)
+    ]
+    cloud = np.concatenate(pooled)
+    band = INLIER_SIGMAS * reference.noise_1m * cloud[:, 2] ** 2
+    normal, offset = _plane_from_points(cloud, 1.0 / band**2)
+    if normal @ reference.normal_cam < 0:
+        normal, offset = -normal, -offset
+    world_from_camera = world_from_table(normal, offset)
+    on_table = transform(world_from_camera, cloud)
+    extent = np.concatenate(
+        [np.percentile(on_table[:, :2], 1, axis=0), np.percentile(on_table[:, :2], 99, axis=0)]
+    )
+    rms = float(np.sqrt(np.mean((cloud @ normal + offset) ** 2)))
+    table = Table(normal, offset, extent.tolist(), rms, "depth")
+    return TableFit(table, world_from_camera, reference.frame, planes)
+
+
+def _agrees(plane: FramePlane, reference: FramePlane) -> bool:
+    angle = np.degrees(np.arccos(np.clip(plane.normal_cam @ reference.normal_cam, -1.0, 1.0)))
+    return angle < AGREE_DEGREES and abs(plane.offset_cam - reference.offset_cam) < AGREE_OFFSET
+
+
 def fit_table(
     camera: Camera,
     depth_frames: list[np.ndarray],
     object_masks: list[np.ndarray],
     rng: np.random.Generator | None = None,
 ) -> tuple[Table, np.ndarray]:
-    """Fits the table to depth outside the objects, over several frames.
+    """Fits the table to depth outside the objects (see :func:`fit_table_frames`).
 
     Args:
         camera: Intrinsics.
@@ -151,32 +391,10 @@ def fit_table(
         rng: Random generator; a fixed seed when None.
 
     Returns:
-        The table and world_from_camera.
+        The table and world_from_camera of the first frame given with a plane.
 
     Raises:
         GeometryError: Too few depth readings, or no plane dominates them.
     """
-    rng = rng or np.random.default_rng(0)
-    points = []
-    for depth, mask in zip(depth_frames, object_masks, strict=True):
-        points.append(back_project(camera, depth, ~mask, step=4))
-    cloud = np.concatenate(points) if points else np.zeros((0, 3))
-    if len(cloud) < 200:
-        raise GeometryError(
-            f"only {len(cloud)} depth readings outside the objects; the table cannot be fitted "
-            "(check depth/ and depth_scale in camera.json)"
-        )
-    if len(cloud) > 40000:
-        cloud = cloud[rng.choice(len(cloud), 40000, replace=False)]
-    normal, offset, inliers = fit_plane_ransac(cloud, rng)
-    if inliers.mean() < 0.25:
-        raise GeometryError(
-            f"no table plane found: the best plane holds only {inliers.mean():.0%} of the depth points"
-        )
-    world_from_camera = world_from_table(normal, offset)
-    on_table = transform(world_from_camera, cloud[inliers])
-    extent = np.concatenate(
-        [np.percentile(on_table[:, :2], 1, axis=0), np.percentile(on_table[:, :2], 99, axis=0)]
-    )
-    rms = float(np.sqrt(np.mean((cloud[inliers] @ normal + offset) ** 2)))
-    return Table(normal, offset, extent.tolist(), rms, "depth"), world_from_camera
+    fit = fit_table_frames(camera, depth_frames, object_masks, rng=rng)
+    return fit.table, fit.world_from_camera
