@@ -209,6 +209,7 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
             ("OBJECT", "Object", "A reconstructed object"),
             ("TABLE", "Table", "The support surface"),
             ("COLLISION", "Collision", "A collision piece of an object"),
+            ("PART", "Part", "A part of an object's mesh (a mug's handle)"),
             ("SIMULATION", "Simulation", "A copy that plays the MuJoCo simulation (or its gripper)"),
         ],
         default="NONE",

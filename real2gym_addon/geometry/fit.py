@@ -6,7 +6,7 @@ footprint from the points' extent or a circle fit); it is then refined so that
 the shape's projected silhouette matches the masks on every frame used
 (Nelder-Mead on the shape's centre, yaw and size; a bowl's base radius too).
 ``auto`` tries a box and a cylinder (a cup or a bowl when the inside is seen
-lower than the rim; a plate when it is flat) and keeps the better fit; a hint
+lower than the rim, or a handle or a taper shows; a plate when it is flat) and keeps the better fit; a hint
 that fits badly falls back to a ``mesh`` closed down to the table, with a
 warning.
 """
@@ -35,6 +35,29 @@ DEPTH_WEIGHT = 0.1
 DEPTH_CAP = 0.01
 PLATE_HEIGHT = 0.2
 """A solid round object lower than this fraction of its diameter is a plate (for ``auto``)."""
+HOLLOW_DEPTH = 0.015
+"""m: an inside seen lower than the rim by less than this is depth noise on a flat top (a plate)."""
+DISH_MIN = 0.003
+"""m: a plate whose middle is this much lower than its edge has a raised rim."""
+DISH_BINS = 10
+"""Rings along a plate's radius in which its top's height is measured."""
+HANDLE_GAP = 0.004
+"""m: a depth point this far outside a cup's wall may be on a handle."""
+HANDLE_MIN_REACH = 0.01
+"""m: a handle sticks out of the wall at least this far (else there is none)."""
+HANDLE_SECTORS = 36
+"""Directions about a cup's axis in which its wall's radius is measured (for finding a handle)."""
+HANDLE_MIN_POINTS = 25
+"""Depth points a handle needs."""
+HANDLE_ONE_SIDE = 0.8
+"""Least mean resultant length of the outside points' directions: a handle is on one side."""
+HANDLE_MIN_SPAN = 0.25
+"""Least share of the cup's height over which the outside points spread."""
+TAPERED = 0.1
+"""A round object whose wall's radius low down differs from high up by more than this fraction is a cup
+(``auto``)."""
+STRAIGHT_WALL = 0.03
+"""A cup whose base radius is within this fraction of its rim radius is kept straight."""
 
 
 @dataclasses.dataclass
@@ -149,6 +172,22 @@ def _circle_fit(xy: np.ndarray) -> tuple[float, float, float]:
     return float(cx), float(cy), float(math.sqrt(max(c + cx * cx + cy * cy, 1e-8)))
 
 
+def _outside_trimmed_circle(xy: np.ndarray, rounds: int = 3) -> tuple[float, float, float]:
+    """:func:`_circle_fit`, fitted again without the points well outside the circle (a handle's).
+
+    Points inside it (a cup's inner wall seen through the opening) stay.
+    """
+    cx, cy, radius = _circle_fit(xy)
+    for _ in range(rounds):
+        residual = np.hypot(xy[:, 0] - cx, xy[:, 1] - cy) - radius
+        spread = 1.4826 * float(np.median(np.abs(residual - np.median(residual))))
+        keep = residual < max(3.0 * spread, HANDLE_GAP)
+        if keep.all() or keep.sum() < 10:
+            break
+        cx, cy, radius = _circle_fit(xy[keep])
+    return cx, cy, radius
+
+
 def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
     """Fits an upright box resting on the table."""
     points = _all_points(views)
@@ -201,34 +240,252 @@ def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float
     """
     height = float(np.percentile(points[:, 2], 98))
     rim = points[points[:, 2] > 0.85 * height]
-    cx, cy, radius = _circle_fit((rim if len(rim) >= 10 else points)[:, :2])
+    cx, cy, radius = _outside_trimmed_circle((rim if len(rim) >= 10 else points)[:, :2])
     away = np.array([cx, cy]) - camera_world[:2]
     away /= max(np.linalg.norm(away), 1e-9)
     offsets = points[:, :2] - [cx, cy]
     far_side = offsets @ away > 0.3 * radius
-    far_low = int((far_side & (points[:, 2] < 0.75 * height)).sum())
+    far_low = int((far_side & (points[:, 2] < min(0.75 * height, height - HOLLOW_DEPTH))).sum())
     hollow = far_low >= 20 and far_low > 0.02 * len(points)
     return cx, cy, radius, height, hollow
 
 
 def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") -> FittedObject:
-    """Fits an upright cylinder (``kind`` = cylinder or plate), open cup (``cup``) or bowl (``bowl``)."""
+    """Fits an upright cylinder (``kind`` = cylinder or plate), open cup (``cup``; ``mug``: a cup with a
+    handle) or bowl (``bowl``)."""
     points = _all_points(views)
     cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
     if kind == "bowl":
         # From the rim the depth shows: a straight wall's fit would make a bowl too low.
         return _fit_bowl(views, camera, points, (cx, cy, radius, height))
+    if kind in ("cup", "mug"):
+        return _fit_cup(views, camera, points, (cx, cy, radius, height), needs_handle=kind == "mug")
+
+    sample = _sample(views, points)
 
     def loss(x):
+        # The depth settles the height, which a flat object's silhouette hardly shows (a plate's).
         shape = Shape("cylinder", (2 * abs(x[2]), 2 * abs(x[2]), abs(x[3])))
-        return _silhouette_error(shape, (x[0], x[1], abs(x[3]) / 2), 0.0, views, camera)
+        position = np.array([x[0], x[1], abs(x[3]) / 2])
+        return _silhouette_error(shape, position, 0.0, views, camera) + _depth_error(
+            shape, position, 0.0, sample
+        )
 
     start = np.array([cx, cy, radius, height])
     result = _restarted_minimize(loss, start, maxiter=400)
     cx, cy, radius, height = result.x[0], result.x[1], abs(result.x[2]), abs(result.x[3])
-    params = _cup_params(points, cx, cy, radius, height) if kind == "cup" else {"radius": radius}
-    shape = Shape(kind, (2 * radius, 2 * radius, height), params, fit_error=float(result.fun))
-    return FittedObject(shape, np.array([cx, cy, height / 2]), 0.0)
+    shape = Shape(kind, (2 * radius, 2 * radius, height), {"radius": radius}, fit_error=float(result.fun))
+    fitted = FittedObject(shape, np.array([cx, cy, height / 2]), 0.0)
+    return _fit_plate(views, camera, fitted) if kind == "plate" else fitted
+
+
+def _fit_plate(views: list[RestView], camera: Camera, flat: FittedObject) -> FittedObject:
+    """A flat round fit as a plate; with a raised rim where the depth shows its middle lower than its edge.
+
+    The rim's width and the dish's depth come from the top's height along the
+    radius; the centre, radius and height are then fitted again with the dish in
+    the depth term (a flat top between rim and middle would be too low).
+    """
+    points = _all_points(views)
+    centre, radius, height = flat.position[:2], flat.shape.size[0] / 2, flat.shape.size[2]
+    dish = _dish_guess(points, centre, radius, height)
+    if dish is None:
+        shape = Shape("plate", flat.shape.size, {"radius": radius}, fit_error=flat.shape.fit_error)
+        return FittedObject(shape, flat.position, 0.0)
+    width, depth = dish
+    sample = _sample(views, points)
+
+    def shape_of(x):
+        rim, tall = abs(x[2]), abs(x[3])
+        params = {"radius": rim, "rim_width": min(width, 0.5 * rim), "dish_depth": min(depth, 0.8 * tall)}
+        return Shape("plate", (2 * rim, 2 * rim, tall), params)
+
+    def loss(x):
+        shape, position = shape_of(x), np.array([x[0], x[1], abs(x[3]) / 2])
+        error = _silhouette_error(shape, position, 0.0, views, camera)
+        return error + _depth_error(shape.dished(), position, 0.0, sample)
+
+    top = height + depth / 2  # the flat fit split the difference between rim and middle
+    result = _restarted_minimize(loss, np.array([*centre, radius, top]), maxiter=400)
+    shape = shape_of(result.x)
+    shape.fit_error = float(result.fun)
+    return FittedObject(shape, np.array([result.x[0], result.x[1], shape.size[2] / 2]), 0.0)
+
+
+def _dish_guess(
+    points: np.ndarray, centre: np.ndarray, radius: float, height: float
+) -> tuple[float, float] | None:
+    """A plate's raised rim from its top's height along the radius: ``(rim width, dish depth)`` in metres,
+    or None where the middle is not :data:`DISH_MIN` lower than the edge (or too little of the top is seen)."""
+    distance = np.hypot(points[:, 0] - centre[0], points[:, 1] - centre[1])
+    top = (points[:, 2] > 0.3 * height) & (distance < radius)
+    edges = np.linspace(0.0, radius, DISH_BINS + 1)
+    bins = np.digitize(distance[top], edges) - 1
+    heights = np.array([np.median(points[top][bins == k, 2]) if (bins == k).sum() >= 10 else np.nan
+                        for k in range(DISH_BINS)])  # fmt: skip
+    middle, rim = heights[: DISH_BINS // 2], heights[int(0.6 * DISH_BINS) :]
+    if np.isnan(middle).all() or np.isnan(rim).all():
+        return None
+    low, high = float(np.nanmedian(middle)), float(np.nanmax(rim))
+    if high - low < DISH_MIN:
+        return None
+    risen = np.nonzero(heights > (low + high) / 2)[0]
+    width = radius - float(edges[risen[0]]) if len(risen) else 0.1 * radius
+    return float(np.clip(width, 0.005, 0.5 * radius)), high - low
+
+
+def _fit_cup(
+    views: list[RestView],
+    camera: Camera,
+    points: np.ndarray,
+    start: tuple[float, float, float, float],
+    needs_handle: bool = False,
+) -> FittedObject:
+    """Fits a cup: centre, rim and base radii (a taper), height, and a handle where the depth shows one.
+
+    The handle (its side, outer edge, height span and width) comes from the
+    depth points outside the wall and stays put while the silhouettes and the
+    depth refine the cup around it.
+    """
+    cx, cy, radius, height = start
+    wall_and_bottom = _cup_params(points, cx, cy, radius, height)
+    base = _base_radius_guess(points, cx, cy, radius, height)
+    handle = _find_handle(points, cx, cy, radius, base, height, relaxed=needs_handle)
+    yaw = handle["yaw"] if handle else 0.0
+    direction = np.array([math.cos(yaw), math.sin(yaw)])
+    if handle:  # the rim's circle fit mixes the inner wall in; the envelope is the outer wall
+        base, radius = base * handle["wall"] / radius, handle["wall"]
+        # The handle's outer edge as the depth saw it: a convex outline would trade it for the gaps beside it.
+        tip = np.array([cx, cy]) + handle["reach"] * direction
+    sample = _sample(views, points)
+
+    def shape_of(x):
+        rim, tall = abs(x[2]), abs(x[3])
+        params = {**wall_and_bottom, "outer_radius": rim, "inner_radius": rim - wall_and_bottom["wall_thickness"],
+                  "base_radius": float(np.clip(abs(x[4]), 0.5 * rim, 1.5 * rim))}  # fmt: skip
+        if handle:
+            reach = float(np.dot(tip - x[:2], direction))
+            params.update(_handle_params(handle, tall, max(rim, params["base_radius"]), reach))
+        shape = Shape("cup", (0.0, 0.0, tall), params)
+        shape.size = shape.bounding_size()
+        return shape
+
+    def position_of(shape, x):
+        axis = np.array([x[0], x[1], abs(x[3]) / 2])
+        return axis - yaw_rotation(yaw) @ shape.axis_offset()
+
+    def loss(x):
+        shape = shape_of(x)
+        position = position_of(shape, x)
+        return _silhouette_error(shape, position, yaw, views, camera) + _depth_error(
+            shape, position, yaw, sample
+        )
+
+    result = _restarted_minimize(loss, np.array([cx, cy, radius, height, base]), maxiter=600)
+    shape = shape_of(result.x)
+    if (
+        abs(shape.params["base_radius"] - shape.params["outer_radius"])
+        < STRAIGHT_WALL * shape.params["outer_radius"]
+    ):
+        del shape.params["base_radius"]
+        shape.size = shape.bounding_size()
+    shape.fit_error = float(result.fun)
+    return FittedObject(shape, position_of(shape, result.x), float(yaw))
+
+
+def _base_radius_guess(points: np.ndarray, cx: float, cy: float, radius: float, height: float) -> float:
+    """The outer radius at the bottom, from the outer wall's points low down (a straight line to the rim)."""
+    distance = np.hypot(points[:, 0] - cx, points[:, 1] - cy)
+    low = (points[:, 2] > 0.05 * height) & (points[:, 2] < 0.4 * height) & (distance < 1.5 * radius)
+    if low.sum() < 20:
+        return radius
+    t = float(np.median(points[low, 2])) / height
+    seen = float(np.median(np.sort(distance[low])[-max(10, low.sum() // 5) :]))
+    return float(np.clip((seen - t * radius) / max(1.0 - t, 0.05), 0.5 * radius, 1.5 * radius))
+
+
+def _wall_radius(points: np.ndarray, cx: float, cy: float, z0: float, z1: float) -> float | None:
+    """The outer wall's radius between heights z0 and z1 (m): the median over directions of the points'
+    outer envelope there (each direction's 95th percentile of distance from the axis); None if unseen."""
+    band = points[(points[:, 2] > z0) & (points[:, 2] < z1)]
+    offset = band[:, :2] - [cx, cy]
+    distance = np.hypot(offset[:, 0], offset[:, 1])
+    sectors = ((np.arctan2(offset[:, 1], offset[:, 0]) + math.pi) / (2 * math.pi) * HANDLE_SECTORS).astype(
+        int
+    )
+    envelope = [
+        np.percentile(distance[sectors == k], 95) for k in range(HANDLE_SECTORS) if (sectors == k).sum() >= 10
+    ]
+    return float(np.median(envelope)) if envelope else None
+
+
+def _is_tapered(points: np.ndarray, cx: float, cy: float, height: float) -> bool:
+    """True when the wall is clearly wider at the top than at the bottom, or narrower (by :data:`TAPERED`).
+
+    Compares the wall's radius over the lowest and the highest thirds of the height; a flat object
+    (lower than :data:`PLATE_HEIGHT` of its width) has too little wall to tell.
+    """
+    low = _wall_radius(points, cx, cy, 0.05 * height, 0.35 * height)
+    high = _wall_radius(points, cx, cy, 0.65 * height, 0.95 * height)
+    if low is None or high is None or height < PLATE_HEIGHT * 2 * max(low, high):
+        return False
+    return abs(high - low) > TAPERED * max(low, high)
+
+
+def _find_handle(
+    points: np.ndarray, cx: float, cy: float, rim: float, base: float, height: float, relaxed: bool = False
+) -> dict | None:
+    """A handle from the depth points outside a cup's wall, or None when the evidence is unclear.
+
+    The wall's radius is the median over directions of the points' outer
+    envelope (each direction's 95th percentile of distance from the axis); a
+    handle is :data:`HANDLE_MIN_POINTS` points beyond it by :data:`HANDLE_GAP`,
+    on one side (their directions' mean resultant length at least
+    :data:`HANDLE_ONE_SIDE`), over :data:`HANDLE_MIN_SPAN` of the height,
+    reaching :data:`HANDLE_MIN_REACH` out. ``relaxed`` (the prompt said ``mug``)
+    halves the counts, spans and reach.
+
+    Returns:
+        ``yaw`` (its direction about world z, radians), ``reach`` (m from the
+        axis), ``bottom`` and ``top`` (m above the table), ``width`` (m) and
+        ``wall`` (the wall's radius at the rim, m), or None.
+    """
+    share = 0.5 if relaxed else 1.0
+    offset = points[:, :2] - [cx, cy]
+    distance = np.hypot(offset[:, 0], offset[:, 1])
+    rim = _wall_radius(points, cx, cy, -np.inf, np.inf)
+    if rim is None:
+        return None
+    base = min(base, rim)
+    wall = base + (rim - base) * np.clip(points[:, 2] / height, 0.0, 1.0)
+    outside = (distance - wall > HANDLE_GAP) & (points[:, 2] > 0.05 * height) & (distance < 3.0 * rim)
+    if outside.sum() < HANDLE_MIN_POINTS * share:
+        return None
+    directions = offset[outside] / distance[outside, None]
+    mean = directions.mean(axis=0)
+    if np.linalg.norm(mean) < HANDLE_ONE_SIDE * (0.8 if relaxed else 1.0):
+        return None
+    mean /= np.linalg.norm(mean)
+    on_side = directions @ mean > math.cos(math.radians(50))
+    chosen = points[outside][on_side]
+    reach = float(np.percentile(distance[outside][on_side], 99))
+    bottom, top = (float(v) for v in np.percentile(chosen[:, 2], [2, 98]))
+    if reach - rim < HANDLE_MIN_REACH * share or top - bottom < HANDLE_MIN_SPAN * share * height:
+        return None
+    across = offset[outside][on_side] @ np.array([-mean[1], mean[0]])
+    width = float(np.clip(np.percentile(across, 95) - np.percentile(across, 5), 0.006, rim))
+    return {"yaw": math.atan2(mean[1], mean[0]), "reach": reach, "bottom": bottom, "top": min(top, height),
+            "width": width, "wall": rim}  # fmt: skip
+
+
+def _handle_params(handle: dict, height: float, widest: float, reach: float) -> dict[str, float]:
+    """A found handle as shape parameters (:data:`~.shapes.HANDLE_KEYS`), its reach as given."""
+    reach = max(reach, widest + 0.5 * HANDLE_MIN_REACH)
+    top = min(handle["top"], height)
+    bottom = min(handle["bottom"], top - 0.01)
+    thickness = float(np.clip(0.3 * (reach - widest), 0.004, min(0.012, (top - bottom) / 3)))
+    return {"handle_reach": reach, "handle_bottom": max(bottom, 0.0), "handle_top": top,
+            "handle_thickness": thickness, "handle_width": handle["width"]}  # fmt: skip
 
 
 def _fit_bowl(
@@ -301,34 +558,50 @@ def fit_mesh(views: list[RestView]) -> FittedObject:
     return FittedObject(shape, centre, 0.0)
 
 
-def fit_shape(hint: str, views: list[RestView], camera: Camera) -> tuple[FittedObject, str | None]:
+def fit_shape(
+    hint: str, views: list[RestView], camera: Camera, mesh: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[FittedObject, str | None]:
     """Fits the shape named by the prompt's hint (or chooses one for ``auto``).
 
     Args:
-        hint: ``auto | box | cylinder | cup | bowl | plate | mesh``.
+        hint: ``auto | box | cylinder | cup | mug | bowl | plate | mesh`` (``mug``: a cup with a
+            handle, looked for with less evidence than ``cup`` and ``auto`` need).
         views: Frames on which the object rests, with masks and depth points.
         camera: Intrinsics.
+        mesh: For ``mesh``: the prompt's mesh file as ``(vertices, faces)``
+            (:func:`.user_mesh.read_obj`), scaled and posed to the views; None
+            makes a hull of the depth points closed down to the table.
 
     Returns:
         The fit, and a warning message when the hint did not fit (None otherwise).
     """
+    if hint == "mesh" and mesh is not None:
+        from .user_mesh import fit_user_mesh
+
+        return fit_user_mesh(*mesh, views, camera), None
     if hint == "mesh":
         return fit_mesh(views), None
     if hint == "box":
         fitted = fit_box(views, camera)
-    elif hint in ("cylinder", "cup", "bowl", "plate"):
+    elif hint in ("cylinder", "cup", "mug", "bowl", "plate"):
         fitted = fit_cylinder(views, camera, hint)
     else:
         box = fit_box(views, camera)
-        hollow = _cylinder_guess(_all_points(views), _camera_centre(views))[4]
-        round_ = fit_cylinder(views, camera, "cup" if hollow else "cylinder")
-        if hollow:
+        points = _all_points(views)
+        cx, cy, radius, height, hollow = _cylinder_guess(points, _camera_centre(views))
+        # A handle makes a mug, even where its opening is not seen (a camera low down).
+        base = _base_radius_guess(points, cx, cy, radius, height)
+        handled = _find_handle(points, cx, cy, radius, base, height) is not None
+        # So does a clear taper: a cylinder has one radius.
+        tapered = _is_tapered(points, cx, cy, height)
+        round_ = fit_cylinder(views, camera, "cup" if hollow or handled or tapered else "cylinder")
+        if hollow and not round_.shape.has_handle:
             # A bowl has one parameter more (its base radius): it must fit clearly better.
             bowl = fit_cylinder(views, camera, "bowl")
             if bowl.shape.fit_error < round_.shape.fit_error - PROFILE_GAIN:
                 round_ = bowl
         elif round_.shape.size[2] < PLATE_HEIGHT * round_.shape.size[0]:
-            round_.shape.kind = "plate"
+            round_ = _fit_plate(views, camera, round_)
         fitted = box if box.shape.fit_error <= round_.shape.fit_error else round_
     if fitted.shape.fit_error > BAD_FIT:
         warning = (
@@ -338,6 +611,11 @@ def fit_shape(hint: str, views: list[RestView], camera: Camera) -> tuple[FittedO
         mesh = fit_mesh(views)
         mesh.shape.fit_error = fitted.shape.fit_error
         return mesh, warning
+    if hint == "mug" and not fitted.shape.has_handle:
+        return (
+            fitted,
+            "the prompt says 'mug' but the depth shows no handle (hidden behind it?); fitted as a cup",
+        )
     return fitted, None
 
 

@@ -12,6 +12,12 @@ Containers have a radius profile along their height: the outer radius goes from
 for a bowl (a rounded bottom curving up to a vertical rim). The wall keeps its
 thickness horizontally; a curved or slanted wall is collided by rings of tilted
 wall boxes, one ring per stretch of the profile.
+
+A cup may have a handle (a mug): a C-shaped bar on the local +x side, joined to
+the wall at two heights, collided by three boxes (two arms and the outer bar)
+and kept as its own part (:meth:`Shape.parts`). The bounding box, and so the
+local origin, include it: the cup's axis is then off the origin, at
+:meth:`Shape.axis_offset`, on the side away from the handle.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ BOWL_WALL_RINGS = 4
 """Rings of wall boxes along a curved (bowl) wall."""
 PROFILE_SAMPLES = 13
 """Heights at which a curved profile is sampled for meshes and outlines."""
+HANDLE_KEYS = ("handle_reach", "handle_bottom", "handle_top", "handle_thickness", "handle_width")
+"""A cup's handle parameters (m): reach from the axis to the handle's outer edge, its lower and upper
+edges' heights above the cup's bottom, its bar's thickness, and its width across (local y)."""
 
 
 @dataclasses.dataclass
@@ -75,13 +84,17 @@ class Shape:
         params: Kind-specific parameters in metres (``radius``; a container's
             ``outer_radius`` at the rim, ``inner_radius``, ``wall_thickness``,
             ``bottom_thickness`` and optionally ``base_radius``, its outer radius
-            at the bottom).
+            at the bottom; a cup with a handle adds :data:`HANDLE_KEYS`; a plate with a raised
+            rim adds ``rim_width``, the rim's radial width, and ``dish_depth``, how much lower
+            its middle is than the rim's top).
         vertices: For ``mesh``: ``Nx3`` local vertices of a closed hull; else None.
         fit_error: The fit's residual (silhouette 1 - IoU, lower is better).
         collision: ``primitives`` (boxes and cylinders; a container's walls
             stay open), ``hull`` (one convex hull of the visual mesh, which
             closes a container's opening) or ``coacd`` (the convex pieces in ``hulls``).
         hulls: For ``coacd``: the convex pieces' vertices (``Nx3`` each, local frame).
+        faces: For a ``mesh`` the user gave: ``Fx3`` triangle indices into ``vertices``
+            (None: the mesh is the vertices' convex hull).
     """
 
     kind: str
@@ -91,11 +104,59 @@ class Shape:
     fit_error: float = 0.0
     collision: str = "primitives"
     hulls: list[np.ndarray] | None = None
+    faces: np.ndarray | None = None
 
     @property
     def is_container(self) -> bool:
         """True for shapes with an opening (cup, bowl)."""
         return self.kind in ("cup", "bowl")
+
+    @property
+    def has_handle(self) -> bool:
+        """True for a container with a handle (its parameters in :data:`HANDLE_KEYS`)."""
+        return self.is_container and "handle_reach" in self.params
+
+    def axis_offset(self) -> np.ndarray:
+        """Where a container's axis crosses local z = 0: ``(3,)``, metres.
+
+        The origin is the bounding box's centre: the axis is off it, towards
+        local -x, by half the handle's protrusion; at the origin for every other shape.
+        """
+        if not self.has_handle:
+            return np.zeros(3)
+        widest = float(np.max(self.outer_profile()[1]))
+        return np.array([-max(self.params["handle_reach"] - widest, 0.0) / 2, 0.0, 0.0])
+
+    def dished(self) -> Shape:
+        """A plate with a raised rim as the open container it is (its dish the inside: the rim a wall of
+        ``rim_width``, the floor ``dish_depth`` below the top), for its distances and collision; else itself."""
+        if self.kind != "plate" or "dish_depth" not in self.params:
+            return self
+        rim, width = self.params["radius"], self.params["rim_width"]
+        params = {"outer_radius": rim, "inner_radius": rim - width, "wall_thickness": width,
+                  "bottom_thickness": self.size[2] - self.params["dish_depth"]}  # fmt: skip
+        return Shape("cup", self.size, params)
+
+    def body(self) -> Shape:
+        """The shape without its handle, centred on its own axis (itself when it has none)."""
+        if not self.has_handle:
+            return self
+        widest = float(np.max(self.outer_profile()[1]))
+        params = {k: v for k, v in self.params.items() if k not in HANDLE_KEYS}
+        return Shape(self.kind, (2 * widest, 2 * widest, self.size[2]), params, fit_error=self.fit_error)
+
+    def bounding_size(self) -> tuple[float, float, float]:
+        """The full extents the parameters imply (a container's widest radius and its handle's reach).
+
+        Edits that change a container's radii set ``size`` from this.
+        """
+        if not self.is_container:
+            return tuple(self.size)
+        widest = float(np.max(self.outer_profile()[1]))
+        if not self.has_handle:
+            return (2 * widest, 2 * widest, self.size[2])
+        reach = max(self.params["handle_reach"], widest)
+        return (widest + reach, max(2 * widest, self.params["handle_width"]), self.size[2])
 
     def to_report(self) -> dict:
         """The report's shape fields."""
@@ -111,6 +172,8 @@ class Shape:
             entry["vertices"] = np.round(self.vertices, 5).tolist()
         if self.hulls:
             entry["hulls"] = [np.round(h, 5).tolist() for h in self.hulls]
+        if self.faces is not None:
+            entry["faces"] = np.asarray(self.faces, int).tolist()
         return entry
 
     @classmethod
@@ -125,6 +188,7 @@ class Shape:
             fit_error=float(entry.get("fit_error", 0.0)),
             collision=entry.get("collision_mode", "primitives"),
             hulls=[np.asarray(h, float) for h in entry["hulls"]] if entry.get("hulls") else None,
+            faces=np.asarray(entry["faces"], np.int64) if entry.get("faces") is not None else None,
         )
 
     def collision_pieces(self) -> list[CollisionPiece]:
@@ -134,11 +198,67 @@ class Shape:
             return []
         if self.kind == "box" or (self.kind == "mesh" and self.vertices is None):
             return [CollisionPiece("box", (sx / 2, sy / 2, sz / 2), (0.0, 0.0, 0.0))]
+        if self.dished() is not self:
+            return _container_pieces(self.dished())
         if self.kind in ("cylinder", "plate"):
             return [CollisionPiece("cylinder", (sx / 2, sz / 2, 0.0), (0.0, 0.0, 0.0))]
         if self.is_container:
-            return _container_pieces(self)
+            offset = self.axis_offset()
+            walls = [
+                dataclasses.replace(p, position=tuple(np.add(p.position, offset)))
+                for p in _container_pieces(self)
+            ]
+            return walls + self.handle_pieces()
         return [CollisionPiece("box", (sx / 2, sy / 2, sz / 2), (0.0, 0.0, 0.0))]
+
+    def handle_pieces(self) -> list[CollisionPiece]:
+        """A handle's collision boxes in the local frame (none without one): the lower arm, the upper
+        arm and the outer bar, open between bar and wall so the handle can be hooked or grasped."""
+        if not self.has_handle:
+            return []
+        (x0, z0), (x1, _), (_, z1), (x2, _) = self._handle_outline()[:4]
+        t, half_width = self.params["handle_thickness"], self.params["handle_width"] / 2
+        bar = max((z1 - z0) / 2 - t, t / 2)
+        return [
+            CollisionPiece("box", ((x1 - x0) / 2, half_width, t / 2), ((x0 + x1) / 2, 0.0, z0 + t / 2)),
+            CollisionPiece("box", ((x1 - x2) / 2, half_width, t / 2), ((x1 + x2) / 2, 0.0, z1 - t / 2)),
+            CollisionPiece("box", (t / 2, half_width, bar), (x1 - t / 2, 0.0, (z0 + z1) / 2)),
+        ]
+
+    def _handle_outline(self) -> np.ndarray:
+        """The handle's C-shaped side outline in the local ``(x, z)`` plane: ``8x2``, counter-clockwise
+        from the lower arm's root in the wall (the arms start at the wall's mid-line)."""
+        p, sz = self.params, self.size[2]
+        heights, radii = self.outer_profile()
+        axis, wall, t = self.axis_offset()[0], p["wall_thickness"], p["handle_thickness"]
+        z0, z1 = -sz / 2 + p["handle_bottom"], -sz / 2 + p["handle_top"]
+        root0 = axis + float(np.interp(z0 + t / 2, heights, radii)) - wall / 2
+        root1 = axis + float(np.interp(z1 - t / 2, heights, radii)) - wall / 2
+        out = axis + p["handle_reach"]
+        return np.array([[root0, z0], [out, z0], [out, z1], [root1, z1], [root1, z1 - t], [out - t, z1 - t],
+                         [out - t, z0 + t], [root0, z0 + t]])  # fmt: skip
+
+    def handle_mesh(self):
+        """The handle as a watertight ``trimesh.Trimesh`` in the local frame (its outline extruded across y)."""
+        import trimesh
+
+        outline, half_width = self._handle_outline(), self.params["handle_width"] / 2
+        vertices = np.concatenate(
+            [np.c_[outline[:, 0], np.full(8, y), outline[:, 1]] for y in (-half_width, half_width)]
+        )
+        cap = np.array([[0, 1, 6], [0, 6, 7], [6, 1, 2], [6, 2, 5], [5, 2, 3], [5, 3, 4]])
+        sides = [[[i, (i + 1) % 8 + 8, (i + 1) % 8], [i, i + 8, (i + 1) % 8 + 8]] for i in range(8)]
+        faces = np.concatenate([cap, cap[:, ::-1] + 8, np.reshape(sides, (-1, 3))])
+        return trimesh.Trimesh(vertices, faces, process=False)
+
+    def parts(self) -> list[tuple[str, object]]:
+        """The visual mesh in parts an artist edits apart: ``[("body", mesh), ("handle", mesh)]`` for a
+        cup with a handle, ``[("body", mesh())]`` otherwise (trimeshes, local frame)."""
+        if not self.has_handle:
+            return [("body", self.mesh())]
+        body = self.body().mesh()
+        body.apply_translation(self.axis_offset())
+        return [("body", body), ("handle", self.handle_mesh())]
 
     def surface_points(self, count: int = 600) -> np.ndarray:
         """Points spread over the outer surface (``Nx3``, local frame), for alignment."""
@@ -155,12 +275,17 @@ class Shape:
         sx, sy, sz = self.size
         if self.kind == "box":
             return trimesh.creation.box(extents=(sx, sy, sz))
+        if self.dished() is not self:
+            return self.dished().mesh()
         if self.kind in ("cylinder", "plate"):
             return trimesh.creation.cylinder(radius=sx / 2, height=sz, sections=48)
+        if self.has_handle:
+            return trimesh.util.concatenate([mesh for _, mesh in self.parts()])
         if self.is_container:
             return trimesh.creation.revolve(self.cross_section(), sections=48)
-        hull = trimesh.convex.convex_hull(self.vertices)
-        return hull
+        if self.faces is not None:
+            return trimesh.Trimesh(self.vertices, self.faces, process=False)
+        return trimesh.convex.convex_hull(self.vertices)
 
     def outline_points(self) -> np.ndarray:
         """Points on the outer hull (``Nx3``, local frame) whose projection's hull is the silhouette."""
@@ -172,13 +297,15 @@ class Shape:
             heights, radii = self.outer_profile() if self.is_container else ([-sz / 2, sz / 2], [sx / 2] * 2)
             angles = np.linspace(0, 2 * math.pi, 32, endpoint=False)
             ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-            return np.concatenate(
-                [np.c_[ring * r, np.full(32, z)] for z, r in zip(heights, radii, strict=True)]
-            )
+            rings = [np.c_[ring * r, np.full(32, z)] for z, r in zip(heights, radii, strict=True)]
+            if not self.has_handle:
+                return np.concatenate(rings)
+            return np.concatenate([np.concatenate(rings) + self.axis_offset(), self.handle_mesh().vertices])
         return np.asarray(self.vertices)
 
     def outer_profile(self, samples: int = PROFILE_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
-        """A container's outer radius along its height: ``(z, r)`` arrays, local frame, bottom to rim.
+        """A container's outer radius along its height: ``(z, r)`` arrays, bottom to rim, ``r`` from its
+        axis (see :meth:`axis_offset`).
 
         Args:
             samples: Heights for a curved (bowl) profile; a straight wall needs two.

@@ -1,0 +1,189 @@
+"""A user's mesh (``"shape": "mesh", "mesh": "file.obj"`` in prompts.json), read and fitted to the video.
+
+The OBJ file (its ``v`` and ``f`` lines; polygons are fanned into triangles,
+the rest is ignored) may be in any unit and any position: the fit scales it,
+turns it about the vertical and places it upright on the table so that its
+silhouette matches the masks and its surface the depth points (Nelder-Mead from
+the bounding boxes, from several yaws, with the file's z or its y as up).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.spatial import cKDTree
+
+from ..demo import Camera
+from ..errors import DemoFolderError
+from .fit import (
+    DEPTH_CAP,
+    FittedObject,
+    RestView,
+    _all_points,
+    _restarted_minimize,
+    _sample,
+    _silhouette_error,
+)
+from .shapes import Shape
+
+MAX_MESH_BYTES = 200 * 1024 * 1024
+"""Larger OBJ files are refused (a scan this size is decimated first)."""
+START_YAWS = 8
+"""Yaws (evenly spread) the fit starts from."""
+MESH_DEPTH_WEIGHT = 0.5
+"""Weight of the depth term (as in :mod:`.fit`, but heavier): the surface's detail, which a convex
+outline hides (where a handle points), shows in the depth alone."""
+UP_AXES = {"z": np.eye(3), "y": np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])}
+"""Rotations taking a file's up axis to z: the contract's z up, and the y up many exporters write."""
+
+
+def read_obj(folder: Path, relative: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Reads the OBJ file ``relative`` inside the demo folder.
+
+    Args:
+        folder: The demo folder.
+        relative: The prompt's ``mesh`` path, relative to the folder.
+        name: The object's name (for messages).
+
+    Returns:
+        ``Vx3`` vertices (the file's units and frame) and ``Fx3`` triangle indices.
+
+    Raises:
+        DemoFolderError: The path leaves the demo folder, the file is missing,
+            unreadable or not an OBJ, or its mesh is empty or flat.
+    """
+    where = f"prompts.json, object '{name}': mesh '{relative}'"
+    root = Path(folder).resolve()
+    path = (root / relative).resolve()
+    if Path(relative).is_absolute() or not path.is_relative_to(root):
+        raise DemoFolderError(
+            f"{where} is outside the demo folder; put the file inside it and give its path there"
+        )
+    if not path.is_file():
+        raise DemoFolderError(f"{where}: no such file in the demo folder")
+    if path.suffix.lower() != ".obj":
+        raise DemoFolderError(f"{where}: only Wavefront .obj files are read; export the mesh as OBJ")
+    if path.stat().st_size > MAX_MESH_BYTES:
+        raise DemoFolderError(f"{where}: the file is over {MAX_MESH_BYTES >> 20} MB; decimate the mesh first")
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        raise DemoFolderError(f"{where}: cannot be read ({e.strerror})") from e
+    vertices, faces = _parse_obj(text, where)
+    _check_mesh(vertices, faces, where)
+    return vertices, faces
+
+
+def _parse_obj(text: str, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The ``v`` and ``f`` lines of an OBJ text (``f`` entries ``i``, ``i/t``, ``i//n``, ``i/t/n``; negative
+    indices count back from the last vertex read)."""
+    vertices, faces = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0] not in ("v", "f"):
+            continue
+        try:
+            if fields[0] == "v":
+                vertices.append([float(v) for v in fields[1:4]])
+                if len(vertices[-1]) != 3:
+                    raise ValueError("a vertex needs x, y and z")
+                continue
+            corners = [int(f.split("/")[0]) for f in fields[1:]]
+        except ValueError as e:
+            raise DemoFolderError(f"{where}, line {number}: not a valid OBJ '{fields[0]}' line ({e})") from e
+        corners = [c - 1 if c > 0 else len(vertices) + c for c in corners]
+        if len(corners) < 3 or not all(0 <= c < len(vertices) for c in corners):
+            raise DemoFolderError(f"{where}, line {number}: a face needs 3 or more existing vertices")
+        faces += [[corners[0], corners[i], corners[i + 1]] for i in range(1, len(corners) - 1)]
+    return np.asarray(vertices, float).reshape(-1, 3), np.asarray(faces, np.int64).reshape(-1, 3)
+
+
+def _check_mesh(vertices: np.ndarray, faces: np.ndarray, where: str) -> None:
+    if len(faces) == 0:
+        raise DemoFolderError(f"{where}: the file has no faces ('f' lines); a point cloud cannot be fitted")
+    if not np.isfinite(vertices).all():
+        raise DemoFolderError(f"{where}: some vertices are not finite numbers")
+    used = vertices[np.unique(faces)]
+    extents = used.max(axis=0) - used.min(axis=0)
+    if np.sort(extents)[1] <= 1e-9 * max(float(extents.max()), 1e-300) or extents.max() <= 0:
+        raise DemoFolderError(f"{where}: the mesh is flat or a single point (extents {extents.tolist()})")
+
+
+def fit_user_mesh(
+    vertices: np.ndarray, faces: np.ndarray, views: list[RestView], camera: Camera
+) -> FittedObject:
+    """Scales, turns and places a user's mesh upright on the table to match the views.
+
+    Args:
+        vertices: ``Vx3`` vertices in the file's units and frame.
+        faces: ``Fx3`` triangle indices.
+        views: Frames on which the object rests, with masks and depth points (world frame).
+        camera: Intrinsics.
+
+    Returns:
+        A ``mesh`` shape with the user's faces (collided as its convex hull) and its pose.
+    """
+    points = _all_points(views)
+    sample = _sample(views, points)
+    height = float(np.percentile(points[:, 2], 98))
+    footprint = np.percentile(points[:, :2], [2, 98], axis=0).mean(axis=0)
+    best = None
+    for up, rotation in UP_AXES.items():
+        unit = _upright(vertices @ rotation.T)
+        size = unit.max(axis=0) - unit.min(axis=0)
+        loss = _loss(unit, faces, views, camera, sample)
+        starts = [
+            np.array([*footprint, yaw, height / size[2]])
+            for yaw in np.arange(START_YAWS) * 2 * math.pi / START_YAWS
+        ]
+        start = min(starts, key=loss)
+        # A first simplex as wide as the starts are apart: scipy's default barely moves a yaw of 0.
+        steps = np.diag([0.01, 0.01, math.pi / START_YAWS, 0.05 * start[3]])
+        first = minimize(loss, start, method="Nelder-Mead", options={"initial_simplex": np.vstack([start, start + steps]),
+                                                                     "xatol": 2e-4, "fatol": 1e-4, "maxiter": 400})  # fmt: skip
+        result = _restarted_minimize(loss, first.x, maxiter=400)
+        if best is None or result.fun < best[0]:
+            best = (result.fun, result.x, unit, up)
+    error, (x, y, yaw, scale), unit, _ = best
+    local = unit * abs(scale)
+    size = tuple(float(v) for v in local.max(axis=0) - local.min(axis=0))
+    shape = Shape("mesh", size, vertices=local, faces=faces, fit_error=float(error), collision="hull")
+    return FittedObject(shape, np.array([x, y, size[2] / 2]), float(yaw))
+
+
+def _upright(vertices: np.ndarray) -> np.ndarray:
+    """The vertices moved so that their bounding box is centred on the origin."""
+    return vertices - (vertices.max(axis=0) + vertices.min(axis=0)) / 2
+
+
+def _loss(unit: np.ndarray, faces: np.ndarray, views: list[RestView], camera: Camera, sample: np.ndarray):
+    """The fit's loss over ``(x, y, yaw, scale)``: silhouette error plus a capped depth term
+    (:data:`MESH_DEPTH_WEIGHT`), the distances taken to points spread over the mesh (scaled with it)."""
+    import trimesh
+
+    mesh = trimesh.Trimesh(unit, faces, process=False)
+    hull = Shape("mesh", (1.0, 1.0, 1.0), vertices=mesh.convex_hull.vertices)
+    surface = np.asarray(trimesh.sample.sample_surface(mesh, 3000, seed=0)[0]) if mesh.area > 0 else unit
+    tree = cKDTree(surface)
+    half_height = (unit[:, 2].max() - unit[:, 2].min()) / 2
+
+    def loss(v):
+        x, y, yaw, scale = v
+        scale = abs(scale)
+        posed = Shape("mesh", (1.0, 1.0, 1.0), vertices=hull.vertices * scale)
+        position = np.array([x, y, half_height * scale])
+        error = _silhouette_error(posed, position, yaw, views, camera)
+        if len(sample):
+            c, s = math.cos(yaw), math.sin(yaw)
+            offset = sample - position
+            local = np.c_[
+                c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1], offset[:, 2]
+            ]
+            gap = np.minimum(tree.query(local / max(scale, 1e-9))[0] * scale, DEPTH_CAP)
+            error += MESH_DEPTH_WEIGHT * float(gap.mean()) / DEPTH_CAP
+        return error
+
+    return loss
