@@ -27,6 +27,7 @@ from .demo import Demo, load_demo
 from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
+from .geometry.known_size import require_metric_scale
 from .geometry.stage import run_geometry
 from .progress import Progress
 from .scene import SceneDescription
@@ -100,6 +101,8 @@ class PipelineRun:
         started = time.perf_counter()
         self.progress.step("reading the demo folder", 0.0)
         demo = load_demo(self.demo_dir, self.log)
+        if STAGES.index(self.last_stage) >= STAGES.index("geometry"):
+            require_metric_scale(demo)  # before segmenting, and before the output folder is touched
         if self.resegment is not None:
             object_index(demo, self.resegment)  # an unknown object is refused before anything is touched
         segmenter = make_segmenter(self.segmentation)

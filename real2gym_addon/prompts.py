@@ -17,13 +17,15 @@ from typing import Any
 from .errors import DemoFolderError, WarningLog
 from .names import check_object_name
 
-SHAPES = ("auto", "box", "cylinder", "cup", "bowl", "plate", "mesh")
+SHAPES = ("auto", "box", "cylinder", "cup", "mug", "bowl", "plate", "mesh")
 ROLES = ("manipulated", "container", "support", "static")
 TASK_TYPES = ("place_in", "place_on", "lift")
 MAX_OBJECTS = 16
 """Objects one run segments and fits; each adds a track, a fit and bodies to simulate."""
 MIN_BOX_SIDE = 4.0
 """Pixels: a smaller prompt box cannot be segmented or measured."""
+KNOWN_SIZE_RANGE = (0.002, 3.0)
+"""Metres: a known ``height`` or ``size`` extent outside this is refused (likely not in metres)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +57,9 @@ class ObjectPrompt:
         role: One of :data:`ROLES`.
         corrections: Prompts on later frames, in frame order; each re-seeds the
             object's mask from its frame on (frames before it keep theirs).
+        height: The object's known height in metres (``"height"``), or None.
+        size: Its known full extents ``(sx, sy, sz)`` in metres (``"size"``), or None.
+        mesh: For ``"shape": "mesh"``: the user's OBJ file (``"mesh"``), relative to the demo folder, or None.
     """
 
     name: str
@@ -64,6 +69,14 @@ class ObjectPrompt:
     shape: str = "auto"
     role: str = "manipulated"
     corrections: tuple[Correction, ...] = ()
+    height: float | None = None
+    size: tuple[float, float, float] | None = None
+    mesh: str | None = None
+
+    @property
+    def known_height(self) -> float | None:
+        """The known height in metres (from ``height`` or ``size``), or None."""
+        return self.size[2] if self.size is not None else self.height
 
     @property
     def prompts(self) -> tuple[Correction, ...]:
@@ -179,7 +192,59 @@ def parse_object(
     role = entry.get("role", "manipulated")
     if role not in ROLES:
         raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
-    return ObjectPrompt.from_prompts(name, list(prompts.values()), shape, role)
+    height, size = _known_size(entry, where)
+    prompt = ObjectPrompt.from_prompts(name, list(prompts.values()), shape, role)
+    return dataclasses.replace(prompt, height=height, size=size, mesh=_mesh_file(entry, where, shape))
+
+
+def _mesh_file(entry: dict, where: str, shape: str) -> str | None:
+    """The ``mesh`` file's path (relative to the demo folder; read and checked by the geometry stage), or None.
+
+    Raises:
+        DemoFolderError: Not a non-empty string, or given without ``"shape": "mesh"``.
+    """
+    mesh = entry.get("mesh")
+    if mesh is None:
+        return None
+    if not isinstance(mesh, str) or not mesh.strip():
+        raise DemoFolderError(
+            f"{where}: 'mesh' must be the path of an .obj file inside the demo folder, got {mesh!r}"
+        )
+    if shape != "mesh":
+        raise DemoFolderError(
+            f"{where}: 'mesh' is given but 'shape' is {shape!r}; set \"shape\": \"mesh\" to use it"
+        )
+    return mesh
+
+
+def _known_size(entry: dict, where: str) -> tuple[float | None, tuple[float, float, float] | None]:
+    """The object's known ``height`` and ``size`` (metres), each None when not given.
+
+    Raises:
+        DemoFolderError: Not positive finite metres in :data:`KNOWN_SIZE_RANGE`, or a
+            ``height`` that disagrees with ``size``'s third extent.
+    """
+    low, high = KNOWN_SIZE_RANGE
+    rule = f"positive finite metres, {low:g} to {high:g}"
+    height = entry.get("height")
+    if height is not None:
+        value = finite_numbers([height], 1)
+        if value is None or not low <= value[0] <= high:
+            raise DemoFolderError(f"{where}: 'height' must be the object's height in {rule}, got {height!r}")
+        height = value[0]
+    size = entry.get("size")
+    if size is not None:
+        values = finite_numbers(size, 3)
+        if values is None or not all(low <= v <= high for v in values):
+            raise DemoFolderError(
+                f"{where}: 'size' must be [sx, sy, sz], the object's full extents in {rule}, got {size!r}"
+            )
+        size = values
+    if height is not None and size is not None and abs(height - size[2]) > 1e-6:
+        raise DemoFolderError(
+            f"{where}: 'height' {height:g} differs from the height in 'size' ({size[2]:g}); give one of them"
+        )
+    return height, size
 
 
 def _parse_prompt(
