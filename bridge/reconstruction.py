@@ -10,7 +10,9 @@ the "Real2Gym" collection, in the report's world frame (z up, z = 0 on the table
 - "Real2Gym Table": a plane at z = 0 over the table's seen extent plus a margin;
 - one mesh object per object, named as in prompts.json, animated per video
   frame (``location`` and ``rotation_euler`` = (0, 0, yaw); video frame i is
-  scene frame i), with its physics settings on ``object.real2gym``;
+  scene frame i), with its physics settings on ``object.real2gym``; a part of
+  its shape an artist edits apart (a mug's handle) is a child mesh object
+  ``<object>.<part>`` (``real2gym.kind`` = ``PART``);
 - its collision pieces as wireframe children in "Real2Gym Collision", hidden
   until shown (:func:`set_collision_visible`);
 - timeline markers "<event> <object>" at the interaction keyframes (only the
@@ -32,6 +34,7 @@ from pathlib import Path
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 from scipy.spatial.transform import Rotation
 
 from ..real2gym_addon.errors import WarningLog
@@ -116,7 +119,7 @@ def object_fcurves(obj: bpy.types.Object) -> list:
 
 
 def fingerprint(obj: bpy.types.Object) -> str:
-    """A hash of what a user edits: the mesh's vertices, the transform, the keyframes.
+    """A hash of what a user edits: the mesh's vertices (its parts' too), the transform, the keyframes.
 
     Animated channels count by their keyframes, the others by their values.
     """
@@ -126,6 +129,10 @@ def fingerprint(obj: bpy.types.Object) -> str:
         obj.data.vertices.foreach_get("co", co)
         digest.update(np.round(co, 6).tobytes())
         digest.update(len(obj.data.polygons).to_bytes(8, "little"))
+    # An edited handle is an edited object (parts on their way out, unlinked, do not count).
+    parts = [c for c in obj.children if c.real2gym.kind == "PART" and c.users_collection]
+    for part in sorted(parts, key=lambda c: c.name):
+        digest.update(fingerprint(part).encode())
     curves = sorted(object_fcurves(obj), key=lambda c: (c.data_path, c.array_index))
     animated = {c.data_path for c in curves}
     channels = [obj.scale, obj.delta_location, obj.delta_rotation_euler, obj.delta_scale]
@@ -289,8 +296,11 @@ class _Builder:
         return obj
 
     def _drop_children(self, obj: bpy.types.Object) -> None:
-        for child in [c for c in obj.children if c.real2gym.kind == "COLLISION"]:
+        for child in [c for c in obj.children if c.real2gym.kind in ("COLLISION", "PART")]:
             self.guard.unlink(child)
+            # Free the names for the new children ("cup.handle", not "cup.handle.001").
+            self.guard.rename(child, f"{child.name} (replaced)")
+            self.guard.rename(child.data, f"{child.data.name} (replaced)")
             self.guard.replace_later([child, child.data])
 
     def remove(self, obj: bpy.types.Object) -> None:
@@ -317,7 +327,8 @@ def _build_table(builder: _Builder, extent: list[float]) -> None:
 
 def _build_object(builder: _Builder, index: int, obj_geometry, frames: np.ndarray) -> None:
     name, shape = obj_geometry.name, obj_geometry.fitted.shape
-    obj = builder.place(name, "OBJECT", name, mesh_from_trimesh(name, shape.mesh()))
+    (_, body), *parts = shape.parts()  # a mug's handle is its own part, for an artist to select and edit
+    obj = builder.place(name, "OBJECT", name, mesh_from_trimesh(name, body))
     settings = obj.real2gym
     settings.role = obj_geometry.role
     settings.shape = shape.kind
@@ -345,6 +356,14 @@ def _build_object(builder: _Builder, index: int, obj_geometry, frames: np.ndarra
         child.real2gym.kind, child.real2gym.source_name = "COLLISION", name
         builder.collision.objects.link(child)
     colour = _srgb_to_linear(default_color(index))
+    for part, mesh in parts:
+        child_name = f"{obj.name}.{part}"
+        child = bpy.data.objects.new(child_name, mesh_from_trimesh(child_name, mesh))
+        child.parent = obj
+        child.real2gym.kind, child.real2gym.source_name = "PART", name
+        child.data.materials.append(material(f"Real2Gym {name}", colour, OBJECT_ALPHA))
+        for collection in obj.users_collection:
+            collection.objects.link(child)
     builder.finish(obj, material(f"Real2Gym {name}", colour, OBJECT_ALPHA))
     builder.result.objects.append(obj.name)
 
@@ -356,7 +375,28 @@ def _pose_camera(builder: _Builder, report: dict) -> None:
         return
     pose = tuple(tuple(float(v) for v in row) for row in report["camera"]["world_from_camera"])
     matrix = blender_camera_matrix(dataclasses.replace(camera_from_report(report), world_from_camera=pose))
+    builder.guard.detach_action(camera)  # an earlier run's camera path
+    poses = report["camera"].get("world_from_camera_frames")
+    if poses is not None:
+        # A camera that moves: keyed on every frame, so the video stays registered.
+        matrices = np.asarray(poses, float) @ np.diag([1.0, -1.0, -1.0, 1.0])  # OpenCV to Blender camera axes
+        builder.guard.assign(camera, "rotation_mode", "QUATERNION")
+        frames = np.arange(len(matrices))
+        quaternions = Rotation.from_matrix(matrices[:, :3, :3]).as_quat()[:, [3, 0, 1, 2]]
+        quaternions = _continuous(quaternions)
+        write_keyframes(camera, "location", frames, matrices[:, :3, 3], action_name="Real2Gym Camera")
+        write_keyframes(camera, "rotation_quaternion", frames, quaternions)
+        matrix = Matrix(matrices[min(max(builder.frame, 0), len(matrices) - 1)].tolist())
     builder.guard.assign(camera, "matrix_world", matrix)
+
+
+def _continuous(quaternions: np.ndarray) -> np.ndarray:
+    """Flips signs so that each quaternion lies on the same side as the one before (no spins between keys)."""
+    result = quaternions.copy()
+    for i in range(1, len(result)):
+        if result[i] @ result[i - 1] < 0:
+            result[i] = -result[i]
+    return result
 
 
 def _set_markers(builder: _Builder, keyframes: list[dict]) -> None:

@@ -51,9 +51,16 @@ def _renderer(model, width: int, height: int):
         ) from e
 
 
-def _render(renderer, model, qpos: np.ndarray) -> np.ndarray:
+def _render(renderer, model, qpos: np.ndarray, world_from_camera: np.ndarray | None = None) -> np.ndarray:
+    """Renders a state from the video camera; ``world_from_camera`` moves it there first (a camera that moves)."""
     import mujoco
 
+    from .mjcf.export import mujoco_camera_quat
+
+    if world_from_camera is not None:
+        index = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "video")
+        model.cam_pos[index] = world_from_camera[:3, 3]
+        model.cam_quat[index] = mujoco_camera_quat(world_from_camera)
     data = mujoco.MjData(model)
     data.qpos[:] = qpos
     mujoco.mj_forward(model, data)
@@ -205,8 +212,9 @@ def render_comparison(
             if frame >= frames or (record.diverged_frame is not None and frame >= record.diverged_frame):
                 break
             progress.step(f"rendering the comparison, frame {frame}", frame / frames)
-            simulated = _render(renderer, model, record.qpos[frame])
-            recon = middle(frame) if middle else _render(renderer, model, reconstruction[frame])
+            view = None if geometry.camera_frames is None else geometry.camera_frames[frame]
+            simulated = _render(renderer, model, record.qpos[frame], view)
+            recon = middle(frame) if middle else _render(renderer, model, reconstruction[frame], view)
             composed = _compose([real, recon, simulated], ["real", title, "MuJoCo simulation"], frame,
                                 _events_near(geometry.keyframes, frame), checks)  # fmt: skip
             writer.write(composed)

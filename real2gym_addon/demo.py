@@ -42,8 +42,11 @@ class Camera:
         cx: Principal point x, pixels from the left edge.
         cy: Principal point y, pixels from the top edge.
         world_from_camera: 4x4 row-major pose of the OpenCV camera frame in the
-            world frame (z up, z = 0 on the table), or None when not given.
+            world frame (z up, z = 0 on the table), or None when not given. With
+            per-frame poses, the pose on frame 0.
         depth_scale: Metres per depth-image unit.
+        world_from_camera_frames: One 4x4 pose per video frame for a camera that
+            moves (camera.json's ``world_from_camera_frames``), or None.
     """
 
     width: int
@@ -54,6 +57,7 @@ class Camera:
     cy: float
     world_from_camera: tuple[tuple[float, ...], ...] | None = None
     depth_scale: float = 0.001
+    world_from_camera_frames: tuple[tuple[tuple[float, ...], ...], ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,14 +134,21 @@ def parse_camera(data: Any, where: str = "camera.json") -> Camera:
         raise DemoFolderError(f"{where}: width and height must be whole pixels")
     pose = data.get("world_from_camera")
     if pose is not None:
-        try:
-            rows = tuple(tuple(float(v) for v in row) for row in pose)
-        except (TypeError, ValueError) as e:
-            raise DemoFolderError(f"{where}: 'world_from_camera' must be a 4x4 list of numbers") from e
-        if len(rows) != 4 or any(len(r) != 4 for r in rows) or not all(map(math.isfinite, sum(rows, ()))):
-            raise DemoFolderError(f"{where}: 'world_from_camera' must be a 4x4 list of finite numbers")
-        check_rigid_transform(rows, f"{where}: 'world_from_camera'")
-        pose = rows
+        pose = _pose(pose, f"{where}: 'world_from_camera'")
+    poses = data.get("world_from_camera_frames")
+    if poses is not None:
+        if not isinstance(poses, list) or not poses:
+            raise DemoFolderError(
+                f"{where}: 'world_from_camera_frames' must be a list with one 4x4 pose per video frame"
+            )
+        poses = tuple(_pose(p, f"{where}: 'world_from_camera_frames' entry {i}") for i, p in enumerate(poses))
+        if pose is None:
+            pose = poses[0]
+        elif np.abs(np.subtract(pose, poses[0])).max() > 1e-4:
+            raise DemoFolderError(
+                f"{where}: 'world_from_camera' differs from the first of 'world_from_camera_frames'; give "
+                "one or make them agree (world_from_camera is the pose on frame 0)"
+            )
     if not (MIN_IMAGE_SIDE <= width <= MAX_IMAGE_SIDE and MIN_IMAGE_SIDE <= height <= MAX_IMAGE_SIDE):
         raise DemoFolderError(
             f"{where}: the image is {int(width)}x{int(height)}; each side must be {MIN_IMAGE_SIDE} to "
@@ -171,7 +182,20 @@ def parse_camera(data: Any, where: str = "camera.json") -> Camera:
         cy=cy,
         world_from_camera=pose,
         depth_scale=depth_scale,
+        world_from_camera_frames=poses,
     )
+
+
+def _pose(value: Any, where: str) -> tuple[tuple[float, ...], ...]:
+    """A checked 4x4 rigid transform from JSON (rows of numbers)."""
+    try:
+        rows = tuple(tuple(float(v) for v in row) for row in value)
+    except (TypeError, ValueError) as e:
+        raise DemoFolderError(f"{where} must be a 4x4 list of numbers") from e
+    if len(rows) != 4 or any(len(r) != 4 for r in rows) or not all(map(math.isfinite, sum(rows, ()))):
+        raise DemoFolderError(f"{where} must be a 4x4 list of finite numbers")
+    check_rigid_transform(rows, where)
+    return rows
 
 
 def check_rigid_transform(matrix, where: str, tolerance: float = 1e-3) -> None:
@@ -249,6 +273,12 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
             f"camera.json says {camera.width}x{camera.height} but {source.name} is "
             f"{video.width}x{video.height}; the intrinsics must be for the video's size"
         )
+    poses = camera.world_from_camera_frames
+    if poses is not None and len(poses) != video.frames:
+        raise DemoFolderError(
+            f"camera.json: 'world_from_camera_frames' holds {len(poses)} poses but {source.name} has "
+            f"{video.frames} frames; give one pose per frame"
+        )
     if video.frames < MIN_FRAMES:
         raise DemoFolderError(
             f"{source.name} has {video.frames} frame(s); a demonstration needs at least {MIN_FRAMES}"
@@ -260,6 +290,12 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
             "640x480): trim the video to the demonstration"
         )
     objects, task = parse_prompts(prompts_data, video.frames, video.width, video.height, log)
+    if any(prompt.mesh for prompt in objects):
+        from .geometry.user_mesh import read_obj  # the geometry package imports this module
+
+        for prompt in objects:
+            if prompt.mesh:  # a bad mesh file stops the run here, before the long segmentation
+                read_obj(folder, prompt.mesh, prompt.name)
     depth_dir = folder / "depth"
     if depth_dir.exists() and not depth_dir.is_dir():
         raise DemoFolderError(f"{depth_dir} is not a folder; depth images go in depth/000000.png ...")

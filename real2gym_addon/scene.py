@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .demo import Camera, Demo
+from .geometry.camera import inverse_poses
 from .geometry.stage import Geometry
 
 REPORT_VERSION = 1
@@ -72,6 +73,8 @@ class SceneDescription:
     warnings: list[dict[str, str]] = dataclasses.field(default_factory=list)
     stages: dict[str, float] = dataclasses.field(default_factory=dict)
     world_from_camera: list[list[float]] | None = None
+    camera_frames: list[list[list[float]]] | None = None
+    camera_source: str = ""
     gripper: dict[str, Any] | None = None
     geometry: Geometry | None = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -97,12 +100,15 @@ class SceneDescription:
         """Takes the geometry stage's result: table, world frame, objects, keyframes, gripper."""
         self.geometry = geometry
         self.world_from_camera = np.round(geometry.world_from_camera, 6).tolist()
+        if geometry.camera_frames is not None:
+            self.camera_frames = np.round(geometry.camera_frames, 6).tolist()
+            self.camera_source = geometry.camera_source
         self.table = geometry.table.to_report()
-        camera_from_world = np.linalg.inv(geometry.world_from_camera)
+        camera_from_world = inverse_poses(geometry.camera_poses)
         self.objects = [o.to_report(camera_from_world) for o in geometry.objects]
         self.keyframes = list(geometry.keyframes)
         if geometry.gripper is not None:
-            self.gripper = geometry.gripper.to_report(geometry.world_from_camera)
+            self.gripper = geometry.gripper.to_report(geometry.camera_poses)
 
     def to_report(self) -> dict[str, Any]:
         """Returns the report.json content (contract version :data:`REPORT_VERSION`)."""
@@ -128,6 +134,7 @@ class SceneDescription:
                 "world_from_camera_source": "camera.json"
                 if camera.world_from_camera
                 else ("table" if self.world_from_camera else None),
+                **self._camera_frames(),
             },
             "task": self.task,
             "objects": self.objects,
@@ -145,6 +152,12 @@ class SceneDescription:
         if self.verification is not None:
             report["verification"] = self.verification
         return report
+
+    def _camera_frames(self) -> dict[str, Any]:
+        """A moving camera's per-frame poses and where they come from; nothing for one that stays put."""
+        if self.camera_frames is None:
+            return {}
+        return {"world_from_camera_frames": self.camera_frames, "camera_motion_source": self.camera_source}
 
     def _world_from_camera(self) -> list[list[float]] | None:
         if self.camera.world_from_camera:

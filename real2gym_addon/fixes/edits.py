@@ -16,6 +16,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
+from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import MAX_OPENING
 from .collision import COACD_TIME_LIMIT_S, set_collision
@@ -57,21 +58,16 @@ def _write_shape(entry: dict, shape: Shape) -> None:
     entry.update(shape.to_report())
 
 
-def _camera_from_world(report: dict) -> np.ndarray:
-    return np.linalg.inv(np.asarray(report["camera"]["world_from_camera"], float))
-
-
 def _set_positions(report: dict, entry: dict, positions: np.ndarray, only: range | None = None) -> None:
     """Writes per-frame world positions (and their camera-frame copies) into ``entry["frames"]``; ``only``
     those frames where given."""
-    camera_from_world = _camera_from_world(report)
+    camera_from_world = report_camera_from_world(report)
     for index, (frame, position) in enumerate(zip(entry["frames"], positions, strict=True)):
         if only is not None and index not in only:
             continue
+        view = pose_at(camera_from_world, index)
         frame["position_world"] = np.round(position, 5).tolist()
-        frame["position_cam"] = np.round(
-            camera_from_world[:3, :3] @ position + camera_from_world[:3, 3], 5
-        ).tolist()
+        frame["position_cam"] = np.round(view[:3, :3] @ position + view[:3, 3], 5).tolist()
 
 
 def _positions(entry: dict) -> np.ndarray:

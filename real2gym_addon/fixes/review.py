@@ -16,6 +16,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..demo import Camera
+from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.shapes import Shape
 from ..geometry.silhouette import silhouette_polygon
 from .edits import FixError, find_object
@@ -126,13 +127,12 @@ def silhouette_ious(
         FixError: No such object, or the report has no world pose for the camera.
     """
     entry = find_object(report, name)
-    world_from_camera = report["camera"].get("world_from_camera")
-    if world_from_camera is None or not entry.get("frames"):
+    if report["camera"].get("world_from_camera") is None or not entry.get("frames"):
         raise FixError(
             f"object '{name}' has no reconstruction in this run; run the pipeline up to 'geometry'"
         )
     camera = _camera(report)
-    camera_from_world = np.linalg.inv(np.asarray(world_from_camera, float))
+    camera_from_world = report_camera_from_world(report)
     shape = Shape.from_report(entry)
     out_dir = Path(out_dir)
     folder = _mask_folder(report, out_dir, name)
@@ -150,7 +150,7 @@ def silhouette_ious(
             other_mask = _read_mask(other, frame, camera)
             if other_mask is not None:
                 occluded |= other_mask & ~mask
-        pose = camera_from_world @ _world_from_object(entry["frames"][frame])
+        pose = pose_at(camera_from_world, frame) @ _world_from_object(entry["frames"][frame])
         polygon = silhouette_polygon(shape, pose, camera)
         ious[frame] = round(_visible_iou(polygon, mask, occluded), 4)
     return ious

@@ -65,6 +65,36 @@ def invert(matrix: np.ndarray) -> np.ndarray:
     return inverse
 
 
+def pose_at(world_from_camera: np.ndarray, frame: int) -> np.ndarray:
+    """The camera's 4x4 pose on a frame.
+
+    Args:
+        world_from_camera: One 4x4 pose (a camera that stays put) or one per frame (``Nx4x4``).
+        frame: The video frame.
+    """
+    return world_from_camera[frame] if world_from_camera.ndim == 3 else world_from_camera
+
+
+def inverse_poses(poses: np.ndarray) -> np.ndarray:
+    """:func:`invert` of one 4x4 transform or of each of ``Nx4x4``."""
+    if poses.ndim == 2:
+        return invert(poses)
+    return np.stack([invert(p) for p in poses])
+
+
+def report_camera_from_world(report: dict) -> np.ndarray:
+    """camera_from_world of a report: one 4x4, or one per frame (``Nx4x4``) for a camera that moves.
+
+    Raises:
+        KeyError: The report has no world pose for the camera.
+    """
+    camera = report["camera"]
+    poses = camera.get("world_from_camera_frames")
+    if poses is None:
+        poses = camera["world_from_camera"]
+    return inverse_poses(np.asarray(poses, float))
+
+
 def pose_matrix(position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
     """Builds a 4x4 transform from a position (3,) and a 3x3 rotation."""
     matrix = np.eye(4)

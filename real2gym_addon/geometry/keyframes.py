@@ -28,7 +28,7 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from ..errors import WarningLog
 from ..trajectory import FULL_OPENING, TrajectorySamples
-from .camera import transform
+from .camera import inverse_poses
 from .carry import GRASP_REACH, gripper_hold
 from .motion import Motion
 from .shapes import Shape
@@ -63,13 +63,14 @@ class GripperTrajectory:
     form: dict = dataclasses.field(default_factory=dict)
 
     def to_report(self, world_from_camera: np.ndarray) -> dict:
-        """The report's ``gripper`` entry: per-frame samples in camera and world frames."""
-        camera_from_world = np.linalg.inv(world_from_camera)
-        positions_cam = transform(camera_from_world, self.positions)
-        rotation_cam = Rotation.from_matrix(camera_from_world[:3, :3]) * Rotation.from_quat(
-            self.quaternions[:, [1, 2, 3, 0]]
+        """The report's ``gripper`` entry: per-frame samples in camera and world frames.
+
+        Args:
+            world_from_camera: 4x4, or one per frame (``Nx4x4``) for a camera that moves.
+        """
+        positions_cam, quaternions_cam = in_camera(
+            inverse_poses(world_from_camera), self.positions, self.quaternions
         )
-        quaternions_cam = rotation_cam.as_quat()[:, [3, 0, 1, 2]]
         return {
             "source": self.source,
             **({"form": self.form} if self.form else {}),
@@ -88,6 +89,23 @@ class GripperTrajectory:
         }
 
 
+def in_camera(
+    camera_from_world: np.ndarray, positions: np.ndarray, quaternions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-frame world poses (``Nx3`` positions, ``Nx4`` ``[w, x, y, z]``) in camera coordinates.
+
+    ``camera_from_world`` is one 4x4 transform or one per pose (``Nx4x4``); the
+    same maps camera-frame poses into the world given ``world_from_camera``.
+    """
+    if camera_from_world.ndim == 2:
+        camera_from_world = np.broadcast_to(camera_from_world, (len(positions), 4, 4))
+    moved = np.einsum("nij,nj->ni", camera_from_world[:, :3, :3], positions) + camera_from_world[:, :3, 3]
+    rotation = Rotation.from_matrix(camera_from_world[:, :3, :3]) * Rotation.from_quat(
+        quaternions[:, [1, 2, 3, 0]]
+    )
+    return moved, rotation.as_quat()[:, [3, 0, 1, 2]]
+
+
 def load_trajectory(
     samples: TrajectorySamples, frames: int, world_from_camera: np.ndarray
 ) -> GripperTrajectory:
@@ -100,15 +118,17 @@ def load_trajectory(
     Args:
         samples: The checked samples (``Demo.trajectory``).
         frames: Number of video frames.
-        world_from_camera: 4x4 pose of the camera in the world frame.
+        world_from_camera: 4x4 pose of the camera in the world frame, or one per
+            video frame (``Nx4x4``) for a camera that moves: a camera-frame sample is
+            then in the camera's frame on its own video frame.
     """
     positions, quaternions = samples.positions, samples.quaternions
     if samples.frame_of == "camera":
-        positions = transform(world_from_camera, positions)
-        rotation = Rotation.from_matrix(world_from_camera[:3, :3]) * Rotation.from_quat(
-            quaternions[:, [1, 2, 3, 0]]
-        )
-        quaternions = rotation.as_quat()[:, [3, 0, 1, 2]]
+        if world_from_camera.ndim == 3:
+            world_from_camera = world_from_camera[
+                np.clip(np.round(samples.frames).astype(int), 0, frames - 1)
+            ]
+        positions, quaternions = in_camera(world_from_camera, positions, quaternions)
     index = samples.frames
     every = np.arange(frames)
     positions = np.stack([np.interp(every, index, positions[:, a]) for a in range(3)], axis=1)

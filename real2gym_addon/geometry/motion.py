@@ -19,8 +19,8 @@ import numpy as np
 from scipy.optimize import least_squares
 from scipy.signal import savgol_filter
 
-from .camera import orientation, transform
-from .carry import fill_held_frames
+from .camera import orientation, pose_at, transform
+from .carry import fill_held_frames, held_span
 from .shapes import Shape
 
 MIN_POINTS = 25
@@ -47,6 +47,8 @@ MAX_STEP = 0.03
 """How far (m) an object may move between two measured frames."""
 STATIC_TOLERANCE = 0.005
 """An object whose measured centre stays within this many metres of its median never moves."""
+STATIC_SHARE = 95
+"""... on this percentage of its measured frames."""
 
 
 @dataclasses.dataclass
@@ -82,8 +84,12 @@ def surface_distance(shape: Shape, points: np.ndarray) -> np.ndarray:
         radial = np.c_[np.hypot(points[:, 0], points[:, 1]), points[:, 2]]
         return _box_sdf_2d(radial, np.array([0.0, 0.0]), np.array([sx / 2, sz / 2]), radial_axis=True)
     if shape.is_container:
-        radial = np.c_[np.hypot(points[:, 0], points[:, 1]), points[:, 2]]
-        return _cross_section_sdf(radial, shape.cross_section())
+        axis = shape.axis_offset()  # off the origin for a cup with a handle
+        radial = np.c_[np.hypot(points[:, 0] - axis[0], points[:, 1] - axis[1]), points[:, 2]]
+        distance = _cross_section_sdf(radial, shape.cross_section())
+        for piece in shape.handle_pieces():
+            distance = np.minimum(distance, _box_sdf(points - piece.position, np.array(piece.size)))
+        return distance
     from scipy.spatial import cKDTree
 
     samples = shape.surface_points(800)
@@ -176,6 +182,7 @@ def align(
     yaw: float,
     tilt: np.ndarray | None = None,
     free_tilt: bool = False,
+    height: float | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, float]:
     """Aligns the shape to points by position and yaw (and tilt, if ``free_tilt``).
 
@@ -189,6 +196,8 @@ def align(
             ``TILT_TRY_RMS``; it is kept only where it explains the points
             clearly better than upright (``TILT_GAIN``) and leans by at least
             ``MIN_TILT``.
+        height: The centre's height (m, world) when it is known (an object resting
+            where it rests), or None to fit it too.
 
     Returns:
         ``(position, yaw, tilt, rms)``: the aligned pose (tilt ``(2,)``, zeros
@@ -204,6 +213,8 @@ def align(
     def solve(start, lean_free):
         # x: position, yaw (fixed at 0 for round shapes), then the tilt when free.
         def unpack(v):
+            if height is not None:
+                v = np.r_[v[:2], height, v[2:]]
             yaw_ = 0.0 if round_ else v[3]
             lean = v[-2:] if lean_free else np.zeros(2)
             return np.r_[v[:3], yaw_], lean
@@ -212,7 +223,8 @@ def align(
             pose, lean = unpack(v)
             return residuals(pose, lean)
 
-        vector = np.r_[start[:3], [] if round_ else [start[3]], start[4:] if lean_free else []]
+        free = start[:2] if height is not None else start[:3]
+        vector = np.r_[free, [] if round_ else [start[3]], start[4:] if lean_free else []]
         # Converged at a hundredth of a millimetre: tighter only costs time.
         result = least_squares(fun, vector, loss="soft_l1", f_scale=0.004, max_nfev=100 if lean_free else 60,
                                xtol=1e-4, ftol=1e-4)  # fmt: skip
@@ -247,7 +259,7 @@ def track(
         start_frame: The frame the fit was made on.
         points_per_frame: Per frame ``Nx3`` camera-frame masked depth points, or
             None when the object is not seen.
-        world_from_camera: 4x4.
+        world_from_camera: 4x4, or one per frame (``Nx4x4``) for a camera that moves.
         max_points: Points used per frame (a fixed random subset).
         silhouette: ``(frame, (position, yaw, tilt, rms)) -> IoU`` of the posed shape's
             silhouette with the frame's mask, or None to trust the points alone.
@@ -264,14 +276,17 @@ def track(
     measured = np.zeros(count, bool)
     rng = np.random.default_rng(0)
     reach = 0.5 * float(np.linalg.norm(shape.size)) + MAX_STEP
-    camera_centre = world_from_camera[:3, 3]
+    rest_z = float(start_position[2])
+    grasp, release = held_span(gripper, start_position, shape.size, count)
     for direction in (1, -1):
         position, yaw, tilt = start_position.copy(), start_yaw, np.zeros(2)
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         for frame in frames:
             points = points_per_frame[frame]
             if points is not None and len(points) >= MIN_POINTS:
-                world = transform(world_from_camera, points)
+                camera_pose = pose_at(world_from_camera, frame)
+                camera_centre = camera_pose[:3, 3]
+                world = transform(camera_pose, points)
                 # Only points that can belong to the object near its last pose: mask edges
                 # catch depth of what lies behind (a cup under a held block).
                 near = world[np.linalg.norm(world - position, axis=1) < reach]
@@ -283,10 +298,10 @@ def track(
                 if len(world) > max_points:
                     world = world[rng.choice(len(world), max_points, replace=False)]
 
-                def from_points(cloud=world):
+                def from_points(cloud=world, eye=camera_centre):
                     # The seen surface is the near side: the centre lies half a size further along the view.
                     centroid = np.median(cloud, axis=0)
-                    view = centroid - camera_centre
+                    view = centroid - eye
                     return centroid + view / np.linalg.norm(view) * min(shape.size) / 2
 
                 # Resting objects stand upright; a lifted one may lean, where enough of it is seen.
@@ -318,6 +333,11 @@ def track(
                         other = align(shape, world, from_points(), yaw, tilt, free_tilt)
                         if silhouette(frame, other) > agreement + REFIT_GAIN:
                             fit = other
+                held = grasp is not None and grasp <= frame < release
+                if not (lifted or held or np.any(fit[2])) and abs(fit[0][2] - rest_z) < LIFTED:
+                    # Still resting where it rests: its height is known. A part-seen object's points
+                    # pull the free fit up or down by millimetres, differently from each viewpoint.
+                    fit = align(shape, world, fit[0], fit[1], None, False, height=rest_z)
                 position, yaw, tilt, _ = fit
                 positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
     return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
@@ -339,7 +359,8 @@ def _finish(
         tilts[:, axis] = np.interp(frames, frames[known], tilts[known, axis])
     yaws = np.interp(frames, frames[known], np.unwrap(yaws[known]))
     centre = np.median(positions[known], axis=0)
-    if np.linalg.norm(positions[known] - centre, axis=1).max() < STATIC_TOLERANCE:
+    # A few outlying measurements (a part-seen frame) do not make a standing object move.
+    if np.percentile(np.linalg.norm(positions[known] - centre, axis=1), STATIC_SHARE) < STATIC_TOLERANCE:
         return Motion(
             np.tile(centre, (count, 1)), np.full(count, float(np.median(yaws))), measured, static=True
         )

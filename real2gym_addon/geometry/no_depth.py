@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..demo import Camera
-from .camera import invert, pose_matrix, yaw_rotation
+from .camera import invert, pose_at, pose_matrix, yaw_rotation
 from .carry import gripper_pose, held_span
 from .keyframes import GripperTrajectory
 from .motion import Motion, _finish
@@ -116,7 +116,7 @@ def track_silhouettes(
         masks: ``HxW`` bool per frame.
         visible: Per frame, whether the mask is usable.
         camera: Intrinsics.
-        camera_from_world: 4x4.
+        camera_from_world: 4x4, or one per frame (``Nx4x4``) for a camera that moves.
         gripper: The recorded gripper (trajectory.json), or None.
 
     Returns:
@@ -129,9 +129,11 @@ def track_silhouettes(
     grasp, release = held_span(gripper, start_position, shape.size, count)
     rest_z = float(start_position[2])
 
+    view = {"frame": start_frame}  # the frame being fitted: its camera pose projects the silhouettes
+
     def polygon(x):
         pose = pose_matrix(x[:3], yaw_rotation(0.0 if round_ else x[3]))
-        return silhouette_polygon(shape, camera_from_world @ pose, camera)
+        return silhouette_polygon(shape, pose_at(camera_from_world, view["frame"]) @ pose, camera)
 
     def well_seen(x, area):
         return area >= MIN_MASK_AREA and area >= MIN_SEEN * cv2.contourArea(polygon(x))
@@ -152,8 +154,7 @@ def track_silhouettes(
                           options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 300})  # fmt: skip
         return result.x
 
-    world_from_camera = invert(camera_from_world)
-    reference = (float(np.linalg.norm(start_position - world_from_camera[:3, 3])),
+    reference = (float(np.linalg.norm(start_position - invert(pose_at(camera_from_world, start_frame))[:3, 3])),
                  cv2.contourArea(polygon(np.r_[start_position, start_yaw])))  # fmt: skip
 
     def free_fit(x, mask, area):
@@ -162,6 +163,7 @@ def track_silhouettes(
         on_table = fit(np.r_[x[:2], rest_z, x[3]], mask, resting=True)
         if loss(on_table, mask, None) < GOOD_MATCH:
             return on_table
+        world_from_camera = invert(pose_at(camera_from_world, view["frame"]))
         ys, xs = np.nonzero(mask)
         ray = world_from_camera[:3, :3] @ np.array(
             [(xs.mean() - camera.cx) / camera.fx, (ys.mean() - camera.cy) / camera.fy, 1.0]
@@ -177,6 +179,7 @@ def track_silhouettes(
         anchor = None  # gripper-from-object at the grasp
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         for frame in frames:
+            view["frame"] = frame
             mask = masks[frame]
             area = int(mask.sum()) if visible[frame] else 0
             held = grasp is not None and grasp <= frame < release

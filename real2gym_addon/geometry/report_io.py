@@ -71,6 +71,11 @@ def geometry_from_report(report: dict) -> Geometry:
                 np.array([s["gripper"] for s in samples], float),
                 report["gripper"].get("source", "report.json"),
             )
+        camera_frames = report["camera"].get("world_from_camera_frames")
+        if camera_frames is not None:
+            camera_frames = np.asarray(camera_frames, float).reshape(-1, 4, 4)
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise Real2GymError(f"report.json is malformed ({type(e).__name__}: {e}); re-run the pipeline") from e
-    return Geometry(table, world_from_camera, objects, list(report.get("keyframes", [])), gripper)
+    keyframes = list(report.get("keyframes", []))
+    source = report["camera"].get("camera_motion_source", "") if camera_frames is not None else ""
+    return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, source)

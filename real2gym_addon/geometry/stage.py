@@ -19,16 +19,39 @@ from ..depth import read_depth
 from ..errors import DemoFolderError, WarningLog
 from ..progress import Progress
 from ..segmentation.run import Segmentation
-from .camera import back_project, invert, orientation, pose_matrix, transform, yaw_rotation
+from .camera import (
+    back_project,
+    inverse_poses,
+    invert,
+    orientation,
+    pose_at,
+    pose_matrix,
+    transform,
+    yaw_rotation,
+)
+from .camera_motion import camera_path
+from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
+from .known_size import require_metric_scale, table_from_known_sizes
 from .motion import Motion, settle_hidden_tail, track
 from .no_depth import pseudo_points, track_silhouettes
 from .silhouette import silhouette_iou, silhouette_polygon
-from .table import GeometryError, Table, fit_table, table_from_world_pose
+from .table import GeometryError, Table, fit_table_frames, table_from_world_pose
+from .user_mesh import read_obj
 
 REST_VIEWS = 6
 ERODE = np.ones((5, 5), np.uint8)
+DILATE = np.ones((9, 9), np.uint8)
+"""Grows the objects' masks where the table fit and the camera motion take nothing (mask edges, shadows)."""
+DOUBTFUL_CONFIDENCE = 0.3
+"""A mask whose segmentation confidence is below this does not place its object (it may be a few specks)."""
+DRIFT_WARNING = 0.01
+"""An object nothing carries that wanders this far (m) under an estimated camera path is warned about."""
+STEEP_VIEW = 50.0
+"""Degrees above the table from which an object whose seen points form a thin top layer is seen from above ..."""
+TOP_LAYER = 0.015
+"""... that layer being at most this thick (m), or a third of its height."""
 RESTING_GAP = 0.015
 """An object whose lowest seen point stays this far above the table never rests on it."""
 
@@ -52,7 +75,11 @@ class ObjectGeometry:
     visible: list[bool]
 
     def to_report(self, camera_from_world: np.ndarray) -> dict:
-        """The report's object entry (contract fields plus the shape details)."""
+        """The report's object entry (contract fields plus the shape details).
+
+        Args:
+            camera_from_world: 4x4, or one per frame (``Nx4x4``) for a camera that moves.
+        """
         entry = {
             "name": self.name,
             "role": self.role,
@@ -60,15 +87,15 @@ class ObjectGeometry:
             "static": self.motion.static,
         }
         frames = []
-        rotation_cam = Rotation.from_matrix(camera_from_world[:3, :3])
         for i, position in enumerate(self.motion.positions):
+            view = pose_at(camera_from_world, i)
             world = Rotation.from_matrix(self.motion.rotation(i))
-            q_cam = (rotation_cam * world).as_quat()[[3, 0, 1, 2]]
+            q_cam = (Rotation.from_matrix(view[:3, :3]) * world).as_quat()[[3, 0, 1, 2]]
             q_world = world.as_quat()[[3, 0, 1, 2]]
             frames.append(
                 {
                     "frame": i,
-                    "position_cam": np.round(transform(camera_from_world, position[None])[0], 5).tolist(),
+                    "position_cam": np.round(transform(view, position[None])[0], 5).tolist(),
                     "quaternion_cam": np.round(q_cam, 5).tolist(),
                     "position_world": np.round(position, 5).tolist(),
                     "quaternion_world": np.round(q_world, 5).tolist(),
@@ -85,11 +112,16 @@ class Geometry:
     """The geometry stage's result.
 
     Attributes:
-        table: The support plane.
-        world_from_camera: 4x4 (OpenCV camera frame into the z-up world).
+        table: The support plane (seen from the camera on frame 0).
+        world_from_camera: 4x4 (OpenCV camera frame into the z-up world); on frame 0
+            for a camera that moves.
         objects: Per object, in prompts.json order.
         keyframes: ``{"frame", "event", "object"}`` in frame order.
         gripper: The gripper trajectory for simulation, or None without a manipulated object.
+        camera_frames: ``Nx4x4`` world_from_camera per video frame for a camera that
+            moves, None for one that stays put.
+        camera_source: Where the camera's motion comes from: ``"camera.json"`` or
+            ``"estimated"``; empty for a camera that stays put.
     """
 
     table: Table
@@ -97,6 +129,13 @@ class Geometry:
     objects: list[ObjectGeometry]
     keyframes: list[dict]
     gripper: GripperTrajectory | None
+    camera_frames: np.ndarray | None = None
+    camera_source: str = ""
+
+    @property
+    def camera_poses(self) -> np.ndarray:
+        """world_from_camera per frame (``Nx4x4``), or the one 4x4 pose of a camera that stays put."""
+        return self.world_from_camera if self.camera_frames is None else self.camera_frames
 
 
 class _DepthReader:
@@ -114,15 +153,27 @@ class _DepthReader:
         return self._cache[frame]
 
 
-def _rest_frames(summary: list[dict], prompt_frame: int) -> list[int]:
-    """Frames near the prompt where the object is fully seen and has not moved."""
+def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None) -> list[int]:
+    """Frames near the prompt where the object is fully seen and has not moved.
+
+    Args:
+        summary: The object's per-frame segmentation summary.
+        prompt_frame: Its prompt's frame.
+        seen_at: ``frame -> (u, v)``: where the prompt frame's mask centre would be seen on
+            that frame if the object stood still (a camera that moves), or None for a
+            camera that stays put.
+    """
     anchor = summary[prompt_frame]
     if not anchor["visible"]:
         return [prompt_frame]
+
+    def expected(frame):
+        return anchor["centroid"] if seen_at is None else seen_at(frame)
+
     still = [
         entry
         for entry in summary
-        if entry["visible"] and np.hypot(*np.subtract(entry["centroid"], anchor["centroid"])) < 2.0
+        if entry["visible"] and np.hypot(*np.subtract(entry["centroid"], expected(entry["frame"]))) < 2.0
     ]
     # Fully seen: as large as it gets while it stays there (a hand in front makes it smaller).
     largest = max(entry["area"] for entry in still)
@@ -132,11 +183,47 @@ def _rest_frames(summary: list[dict], prompt_frame: int) -> list[int]:
     return chosen
 
 
-def _object_points(mask: np.ndarray, depth: np.ndarray | None, camera) -> np.ndarray | None:
+def _still_point_projector(
+    camera, poses: np.ndarray, frame: int, entry: dict, mask: np.ndarray, depth: np.ndarray | None
+):
+    """``frame -> (u, v)``: where the mask centre on ``frame`` is seen from each frame's camera if it stays put.
+
+    The centre is lifted to 3D by the depth under it, or else where its ray meets the table;
+    None when neither places it (then only the prompt's frame counts as a rest view).
+    """
+    if not entry["visible"]:
+        return None
+    u, v = entry["centroid"]
+    ray = np.array([(u - camera.cx) / camera.fx, (v - camera.cy) / camera.fy, 1.0])
+    z = 0.0
+    if depth is not None:
+        under = depth[mask & (depth > 0)]
+        z = float(np.median(under)) if len(under) else 0.0
+    pose = poses[frame]
+    if z > 0:
+        point = transform(pose, ray[None] * z)[0]
+    else:
+        direction = pose[:3, :3] @ ray
+        if direction[2] >= -1e-6:
+            return None
+        point = pose[:3, 3] + direction * (-pose[2, 3] / direction[2])
+    views = inverse_poses(poses)
+
+    def seen_at(other: int) -> tuple[float, float]:
+        p = transform(views[other], point[None])[0]
+        return camera.fx * p[0] / p[2] + camera.cx, camera.fy * p[1] / p[2] + camera.cy
+
+    return seen_at
+
+
+def _object_points(
+    mask: np.ndarray, depth: np.ndarray | None, camera, noise_1m: float = 0.0
+) -> np.ndarray | None:
+    """The depth points under an object's (eroded) mask, camera frame; invalid and mixed pixels dropped."""
     if depth is None or not mask.any():
         return None
     eroded = cv2.erode(mask.astype(np.uint8), ERODE) > 0
-    points = back_project(camera, depth, eroded)
+    points = back_project(camera, clean_depth(depth, noise_1m), eroded)
     if len(points) < 10:
         return points
     z = points[:, 2]
@@ -162,17 +249,13 @@ def run_geometry(
         span: The part of the overall progress this stage covers.
 
     Raises:
-        GeometryError: Neither depth nor world_from_camera, depth of the wrong
+        GeometryError: Neither depth, a camera pose nor a known size, depth of the wrong
             size, an object with no usable view, or one that never rests on the table.
     """
     progress = progress or Progress()
     log = log if log is not None else WarningLog()
     camera, frames = demo.camera, demo.video.frames
-    if demo.depth_dir is None and camera.world_from_camera is None:
-        raise GeometryError(
-            "the demo has no depth/ folder and camera.json has no world_from_camera: the table and the "
-            "objects cannot be placed at metric scale; add depth images or the camera pose"
-        )
+    require_metric_scale(demo)
     if demo.depth_dir is None:
         log.warn(
             "geometry",
@@ -182,21 +265,43 @@ def run_geometry(
     progress.step("fitting the table", span[0])
     sample = np.linspace(0, frames - 1, min(5, frames)).round().astype(int)
     union = [np.logical_or.reduce([t.masks[f] for t in segmentation.objects]) for f in sample]
-    union = [cv2.dilate(m.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0 for m in union]
+    union = [cv2.dilate(m.astype(np.uint8), DILATE) > 0 for m in union]
+    camera_frames, camera_source, noise_1m = None, "", 0.0
+    if camera.world_from_camera_frames is not None:
+        camera_frames = np.asarray(camera.world_from_camera_frames, float)
+        camera_source = "camera.json"
     if camera.world_from_camera is not None:
         world_from_camera = np.asarray(camera.world_from_camera, float)
         table = table_from_world_pose(world_from_camera)
+    elif demo.depth_dir is None:  # RGB only: the pose from the objects of known size (known_size.py)
+        table, world_from_camera = table_from_known_sizes(demo, segmentation, log)
     else:
         depth_frames = [depth(int(f)) for f in sample]
         if any(d is None for d in depth_frames):
             raise GeometryError(
                 f"depth/ lacks images for some of frames {sample.tolist()}; one image per video frame is needed"
             )
-        table, world_from_camera = fit_table(camera, depth_frames, union)
-    camera_from_world = invert(world_from_camera)
+        fit = fit_table_frames(camera, depth_frames, union, frames=sample.tolist())
+        table, world_from_camera = fit.table, fit.world_from_camera
+        noise = [p.noise_1m for p in fit.planes if p.found]
+        noise_1m = float(np.median(noise)) if noise else 0.0
+        masks = [t.masks for t in segmentation.objects]
+        camera_frames = camera_path(
+            camera, frames, demo.video.fps, fit.reference_frame, world_from_camera,
+            lambda f: cv2.cvtColor(demo.video.read_frame(f), cv2.COLOR_BGR2RGB), depth,
+            lambda f: cv2.dilate(np.logical_or.reduce([m[f] for m in masks]).astype(np.uint8), DILATE) > 0,
+            fit.planes, log,
+        )  # fmt: skip
+        if camera_frames is not None:
+            camera_source = "estimated"
+            world_from_camera = camera_frames[0]
+            table = dataclasses.replace(table_from_world_pose(world_from_camera), extent_world=table.extent_world,
+                                        inlier_rms=table.inlier_rms, source=table.source)  # fmt: skip
+    poses = world_from_camera if camera_frames is None else camera_frames
+    views_from_world = inverse_poses(poses)
     trajectory = None
     if demo.trajectory is not None:
-        trajectory = load_trajectory(demo.trajectory, frames, world_from_camera)
+        trajectory = load_trajectory(demo.trajectory, frames, poses)
 
     objects = []
     for index, (prompt, track_) in enumerate(zip(demo.objects, segmentation.objects, strict=True)):
@@ -204,17 +309,21 @@ def run_geometry(
         progress.step(f"fitting and tracking '{prompt.name}'", fraction)
         summary = [track_.frame_summary(f) for f in range(frames)]
         views = []
-        for frame in _rest_frames(summary, prompt.frame):
-            mask = track_.masks[frame]
+        seen_at = None
+        if camera_frames is not None:
+            seen_at = _still_point_projector(
+                camera, poses, prompt.frame, summary[prompt.frame], track_.masks[prompt.frame],
+                depth(prompt.frame) if demo.depth_dir else None,
+            )  # fmt: skip
+        for frame in _rest_frames(summary, prompt.frame, seen_at):
+            mask, view = track_.masks[frame], pose_at(views_from_world, frame)
             if demo.depth_dir is None:
-                views.append(
-                    RestView(mask, pseudo_points(mask, camera, camera_from_world), camera_from_world, False)
-                )
+                views.append(RestView(mask, pseudo_points(mask, camera, view), view, False))
                 continue
-            points = _object_points(mask, depth(frame), camera)
+            points = _object_points(mask, depth(frame), camera, noise_1m)
             if points is None or len(points) < 10:
                 continue
-            views.append(RestView(mask, transform(world_from_camera, points), camera_from_world))
+            views.append(RestView(mask, transform(pose_at(poses, frame), points), view))
         views = [v for v in views if len(v.points_world)]
         if not views:
             what = (
@@ -228,14 +337,25 @@ def run_geometry(
             )
         lowest = min(float(np.percentile(v.points_world[:, 2], 2)) for v in views)
         if lowest > RESTING_GAP:
-            raise GeometryError(
-                f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
-                f"point is {lowest * 100:.1f} cm above it); put its prompt on a frame where it stands on the table"
+            if not _seen_from_above(views):
+                raise GeometryError(
+                    f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
+                    f"point is {lowest * 100:.1f} cm above it); put its prompt on a frame where it stands on "
+                    "the table"
+                )
+            log.warn(
+                "geometry",
+                f"object '{prompt.name}' is seen from above: only its top shows ({lowest * 100:.1f} cm above the "
+                "table), and it is taken to stand on the table with that height",
             )
-        fitted, warning = fit_shape(prompt.shape, views, camera)
+        mesh = read_obj(demo.path, prompt.mesh, prompt.name) if prompt.mesh else None
+        fitted, warning = fit_shape(prompt.shape, views, camera, mesh=mesh)
         if warning:
             log.warn("geometry", f"object '{prompt.name}': {warning}")
         visible = [entry["visible"] for entry in summary]
+        # Evidence the segmentation doubts measures nothing: the priors (resting, carried, settled
+        # into a container) fill in there.
+        doubtful = [entry["confidence"] < DOUBTFUL_CONFIDENCE for entry in summary]
         if demo.depth_dir is None:
             motion = track_silhouettes(
                 fitted.shape,
@@ -245,22 +365,24 @@ def run_geometry(
                 track_.masks,
                 visible,
                 camera,
-                camera_from_world,
+                views_from_world,
                 trajectory,
             )
         else:
             points = [
-                _object_points(track_.masks[f], depth(f), camera) if visible[f] else None
+                _object_points(track_.masks[f], depth(f), camera, noise_1m)
+                if visible[f] and not doubtful[f]
+                else None
                 for f in range(frames)
             ]
             masks = track_.masks
 
             def agreement(frame, fit, shape=fitted.shape, masks=masks):
-                pose = camera_from_world @ pose_matrix(fit[0], orientation(fit[1], fit[2]))
+                pose = pose_at(views_from_world, frame) @ pose_matrix(fit[0], orientation(fit[1], fit[2]))
                 return silhouette_iou(silhouette_polygon(shape, pose, camera), masks[frame])
 
             motion = track(
-                fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, world_from_camera,
+                fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, poses,
                 silhouette=agreement, gripper=trajectory,
             )  # fmt: skip
         objects.append(
@@ -277,6 +399,8 @@ def run_geometry(
             support = support_height(xy, [o for o in objects if o is not obj])
             settle_hidden_tail(obj.motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps)
 
+    if camera_source == "estimated":
+        _say_drift(objects, demo.task.object, log)
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
     keyframes, gripper = [], trajectory
     moved = next((o for o in objects if o.name == demo.task.object), None)
@@ -287,7 +411,48 @@ def run_geometry(
         )  # fmt: skip
         if gripper is None:
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
-    return Geometry(table, world_from_camera, objects, keyframes, gripper)
+    return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
+
+
+def _seen_from_above(views: list[RestView]) -> bool:
+    """Whether an object is seen so steeply from above that only its top shows.
+
+    Its seen points then lie in a thin layer (a rim, a lid) under a camera that looks down
+    at it more steeply than :data:`STEEP_VIEW`: its sides, and so how it meets the table,
+    are out of sight, and standing on the table is the only reading its mask and depth allow.
+    """
+    for view in views:
+        points = view.points_world
+        low, top = np.percentile(points[:, 2], [2, 98])
+        eye = invert(view.camera_from_world)[:3, 3]
+        ray = eye - np.median(points, axis=0)
+        elevation = np.degrees(np.arcsin(ray[2] / np.linalg.norm(ray)))
+        if top - low > max(TOP_LAYER, 0.3 * top) or elevation < STEEP_VIEW:
+            return False
+    return True
+
+
+def _say_drift(objects: list[ObjectGeometry], moved: str, log: WarningLog) -> None:
+    """Warns where an object nothing carries wanders in the world under an estimated camera path.
+
+    An object the task does not move stands still in the video; where it wanders in the
+    world frame, the estimated camera path has drifted (the objects are still right in
+    each frame's camera, but not against each other over time).
+    """
+    for obj in objects:
+        if obj.name == moved or obj.motion.static:
+            continue
+        positions = obj.motion.positions[obj.motion.measured]
+        if not len(positions):
+            continue
+        wander = float(np.percentile(np.linalg.norm(positions - np.median(positions, axis=0), axis=1), 95))
+        if wander > DRIFT_WARNING:
+            log.warn(
+                "geometry",
+                f"object '{obj.name}' wanders {100 * wander:.1f} cm in the world though nothing carries it: the "
+                "estimated camera path drifts; give the camera's pose per frame in camera.json "
+                "('world_from_camera_frames') for a scene to simulate",
+            )
 
 
 def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
@@ -299,7 +464,9 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
     height = 0.0
     for other in others:
         shape, centre = other.fitted.shape, other.motion.positions[-1]
-        local = yaw_rotation(other.motion.yaws[-1]).T @ np.r_[xy - centre[:2], 0.0]
+        turn = yaw_rotation(other.motion.yaws[-1])
+        centre = centre + turn @ shape.axis_offset()  # a mug's axis is off its box centre
+        local = turn.T @ np.r_[xy - centre[:2], 0.0]
         if shape.is_container or shape.kind in ("cylinder", "plate"):
             inside = np.hypot(local[0], local[1]) < shape.size[0] / 2
         else:

@@ -164,10 +164,17 @@ def _piece_volume(piece) -> float:
     return np.pi * piece.size[0] ** 2 * 2.0 * piece.size[1]
 
 
-def _add_camera(spec: mujoco.MjSpec, world_from_camera: np.ndarray, camera) -> None:
-    # MuJoCo cameras look along -z with y up; OpenCV cameras along +z with y down.
+def mujoco_camera_quat(world_from_camera: np.ndarray) -> np.ndarray:
+    """The ``[w, x, y, z]`` orientation of a MuJoCo camera posed as the OpenCV camera ``world_from_camera``.
+
+    MuJoCo cameras look along -z with y up; OpenCV cameras along +z with y down.
+    """
     rotation = world_from_camera[:3, :3] @ np.diag([1.0, -1.0, -1.0])
-    quat = Rotation.from_matrix(rotation).as_quat()[[3, 0, 1, 2]]
+    return Rotation.from_matrix(rotation).as_quat()[[3, 0, 1, 2]]
+
+
+def _add_camera(spec: mujoco.MjSpec, world_from_camera: np.ndarray, camera) -> None:
+    quat = mujoco_camera_quat(world_from_camera)
     video = spec.worldbody.add_camera(name="video", pos=world_from_camera[:3, 3], quat=quat)
     # The pinhole intrinsics in pixels. MuJoCo puts the image centre at ((W-1)/2, (H-1)/2)
     # and shifts it against principal_pixel (checked by rendering points of known projection).

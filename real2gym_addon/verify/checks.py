@@ -8,6 +8,7 @@ all of them.
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..geometry.carry import gripper_hold
 from ..geometry.stage import Geometry
@@ -55,8 +56,10 @@ def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> di
         peak = float(record.positions[moved][: record.frames, 2].max() - start[2])
         return {"passed": peak > LIFT_MARGIN, "raised_m": round(peak, 4)}
     target = next(o for o in geometry.objects if o.name == task["target"])
-    target_final = record.positions[target.name][-1]
     shape = target.fitted.shape
+    # A mug's axis is off its box centre, away from the handle.
+    turn = Rotation.from_quat(record.quaternions[target.name][-1][[1, 2, 3, 0]]).as_matrix()
+    target_final = record.positions[target.name][-1] + turn @ shape.axis_offset()
     bottom = target_final[2] - shape.size[2] / 2
     radial = float(np.hypot(*(final[:2] - target_final[:2])))
     height_above = float(final[2] - half - bottom)

@@ -151,6 +151,66 @@ def test_a_tilted_object_is_keyed_with_its_tilt(run_copy: Path, extension) -> No
         )
 
 
+def test_a_moving_camera_is_keyed_on_every_frame(full_run: Path, run_copy: Path, extension) -> None:
+    """world_from_camera_frames in the report: the camera follows them, so the video stays registered;
+    a later run with a camera that stays put takes the path off again."""
+    report = _report(run_copy)
+    still = Matrix(report["camera"]["world_from_camera"])
+    frames = report["video"]["frames"]
+    poses = []
+    for frame in range(frames):
+        turn = Matrix.Rotation(math.radians(5.0) * math.sin(frame / 10), 4, "Z")
+        pose = turn @ still
+        pose.translation += Vector((0.0, 0.01 * math.sin(frame / 7), 0.0))
+        poses.append([list(row) for row in pose])
+    report["camera"]["world_from_camera_frames"] = poses
+    report["camera"]["camera_motion_source"] = "camera.json"
+    (run_copy / "report.json").write_text(json.dumps(report))
+    scene = _open(full_run)
+    reconstruction = _bridge("reconstruction")
+    reconstruction.build_reconstruction(scene, run_copy)
+    camera = scene.camera
+    for frame in (0, 17, 44, frames - 1):
+        scene.frame_set(frame)
+        expected = Matrix(poses[frame]) @ Matrix.Diagonal((1, -1, -1, 1))
+        found = [v for row in camera.matrix_world for v in row]
+        assert found == pytest.approx([v for row in expected for v in row], abs=1e-4), frame
+
+    reconstruction.build_reconstruction(scene, full_run)
+    assert camera.animation_data is None or camera.animation_data.action is None
+    scene.frame_set(30)
+    expected = still @ Matrix.Diagonal((1, -1, -1, 1))
+    assert [v for row in camera.matrix_world for v in row] == pytest.approx(
+        [v for row in expected for v in row], abs=1e-5
+    )
+
+
+def test_a_mugs_handle_is_its_own_part(full_run: Path, run_copy: Path, extension) -> None:
+    """A cup with a handle: the handle is a child mesh an artist can select; a rebuild keeps its name."""
+    report = _report(run_copy)
+    cup = next(o for o in report["objects"] if o["name"] == "cup")
+    radius = cup["params"]["outer_radius"]
+    handle = {"handle_reach": radius + 0.025, "handle_bottom": 0.02, "handle_top": 0.07,
+              "handle_thickness": 0.008, "handle_width": 0.012}  # fmt: skip
+    cup["params"].update(handle)
+    cup["size"] = [2 * radius + 0.025, 2 * radius, cup["size"][2]]
+    (run_copy / "report.json").write_text(json.dumps(report))
+    scene = _open(full_run)
+    reconstruction = _bridge("reconstruction")
+    for _ in range(2):
+        reconstruction.build_reconstruction(scene, run_copy)
+        part = bpy.data.objects["cup.handle"]
+        assert part.parent == bpy.data.objects["cup"] and part.real2gym.kind == "PART"
+        assert part.type == "MESH" and len(part.data.vertices) > 8
+        assert [o.name for o in bpy.data.objects if o.name.startswith("cup.handle")] == ["cup.handle"]
+    # The handle sticks out on the cup's +x side, past the cup's own wall.
+    scene.frame_set(0)
+    corners = [part.matrix_world @ Vector(c) for c in part.bound_box]
+    body = bpy.data.objects["cup"]
+    local = [body.matrix_world.inverted() @ c for c in corners]
+    assert max(c.x for c in local) > radius
+
+
 def test_simulation_plays_on_its_own_copies(full_run: Path) -> None:
     report = _report(full_run)
     scene = _open(full_run)
