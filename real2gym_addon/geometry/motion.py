@@ -45,6 +45,11 @@ FACING_RMS_SLACK = 0.001
 """m: the mirrored fit is taken if its points' RMS distance is at most this much worse."""
 MAX_STEP = 0.03
 """How far (m) an object may move between two measured frames."""
+RESTING_SLACK = 1.25
+"""A resting object stays on the table unless lifting it lowers its points' RMS distance below
+1 / RESTING_SLACK of the resting fit's, less ..."""
+RESTING_RMS = 0.001
+"""... this many metres."""
 STATIC_TOLERANCE = 0.005
 """An object whose measured centre stays within this many metres of its median never moves."""
 STATIC_SHARE = 95
@@ -334,10 +339,15 @@ def track(
                         if silhouette(frame, other) > agreement + REFIT_GAIN:
                             fit = other
                 held = grasp is not None and grasp <= frame < release
-                if not (lifted or held or np.any(fit[2])) and abs(fit[0][2] - rest_z) < LIFTED:
-                    # Still resting where it rests: its height is known. A part-seen object's points
-                    # pull the free fit up or down by millimetres, differently from each viewpoint.
-                    fit = align(shape, world, fit[0], fit[1], None, False, height=rest_z)
+                if not (lifted or held or np.any(fit[2])):
+                    # It rested on the last frame: it still rests unless the points say clearly otherwise.
+                    # A part-seen object's points pull a free fit up or down by millimetres, differently
+                    # from each viewpoint, and a rim seen from above fits a cup's floor centimetres up.
+                    resting = align(
+                        shape, world, np.r_[fit[0][:2], rest_z], fit[1], None, False, height=rest_z
+                    )
+                    if resting[3] <= RESTING_SLACK * fit[3] + RESTING_RMS:
+                        fit = resting
                 position, yaw, tilt, _ = fit
                 positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
     return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
