@@ -35,8 +35,9 @@ TRUNCATED_MAD = float(ndtri(0.25 + 0.5 * ndtr(INLIER_SIGMAS)))
 NOISE_FLOOR = 0.002
 """Lowest depth noise at 1 m (metres) assumed, whatever is measured (quantisation, synthetic depth)."""
 
-NOISE_CEILING = 0.03
-"""Depth noise at 1 m (metres) at which the measurement stops: a plane whose residuals grow to it is no surface."""
+NOISE_CEILING = 0.06
+"""Depth noise at 1 m (metres) at which the measurement stops: a plane whose residuals grow to it is no
+surface (a consumer stereo camera on a desk: 1-4 cm; noisier depth cannot be told from clutter)."""
 
 NOISE_ROUNDS = 12
 """At most this many rounds of measuring the noise on the plane and refitting the plane."""
