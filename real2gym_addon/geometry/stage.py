@@ -48,6 +48,8 @@ DOUBTFUL_CONFIDENCE = 0.3
 """A mask whose segmentation confidence is below this does not place its object (it may be a few specks)."""
 DRIFT_WARNING = 0.01
 """An object nothing carries that wanders this far (m) under an estimated camera path is warned about."""
+MOSTLY_HIDDEN = 0.5
+"""An object whose rest views show less than this share of its usual mask area is warned about."""
 STEEP_VIEW = 50.0
 """Degrees above the table from which an object whose seen points form a thin top layer is seen from above ..."""
 TOP_LAYER = 0.015
@@ -347,6 +349,15 @@ def run_geometry(
                 "geometry",
                 f"object '{prompt.name}' is seen from above: only its top shows ({lowest * 100:.1f} cm above the "
                 "table), and it is taken to stand on the table with that height",
+            )
+        areas = [entry["area"] for entry in summary if entry["visible"]]
+        seen = max(int(v.mask.sum()) for v in views)
+        if areas and seen < MOSTLY_HIDDEN * np.percentile(areas, 90):
+            log.warn(
+                "geometry",
+                f"object '{prompt.name}' is mostly hidden where it rests (its mask there is {seen} px, elsewhere up "
+                f"to {int(np.percentile(areas, 90))} px): its shape is fitted to the part that shows and may be "
+                "wrong; put its prompt on a frame where it rests in full view",
             )
         mesh = read_obj(demo.path, prompt.mesh, prompt.name) if prompt.mesh else None
         fitted, warning = fit_shape(prompt.shape, views, camera, mesh=mesh)
