@@ -1,16 +1,19 @@
 """Camera motion from RGB-D: where each frame's camera is relative to the reference frame's.
 
-A head-mounted or hand-held camera moves between frames. :func:`estimate_camera_motion`
-matches SIFT features between each frame and the reference frame on pixels
-outside the moving objects, lifts them to 3D with the cleaned depth, finds the
-rigid transform with RANSAC and Kabsch (the inlier band from the depth noise,
-which grows with the square of the distance) and refines it by minimising the
-reprojection error in the frame (pixels are more precise than stereo depth).
-Where a frame matches the reference poorly, it is chained through the previous
-frame. A frame that cannot be placed is flagged, never given an invented pose.
-Where the table plane of a frame is known, the transform's prediction of the
-reference table normal is compared with the fitted one (a check, in degrees).
-:func:`camera_moves` decides whether a static camera can keep one pose.
+A head-mounted or hand-held camera moves between frames. :func:`camera_path` first asks
+whether it moves at all (:func:`apparent_motion` of the background between frames half
+a second apart), so a still camera keeps one pose; where it moves,
+:func:`estimate_camera_motion` places frames against the reference frame: corners on
+the table (which no hand or gripper is) followed by optical flow from the last placed
+frame, else corners anywhere, else SIFT features matched straight to the reference
+(also every :data:`ANCHOR_EVERY` frames, against drift); the matches are lifted to 3D
+with the cleaned depth, the rigid transform is found with RANSAC and Kabsch (the
+inlier band from the depth noise, which grows with the square of the distance) and
+refined by the reprojection error. Each placed frame is then levelled by the table
+seen in it, which fixes its tilt and height without drift. A frame that cannot be
+placed is flagged, never given an invented pose. Where the table plane of a frame is
+known from the table fit, the angle between it and the transform's prediction is
+kept (a check, in degrees).
 """
 
 from __future__ import annotations
