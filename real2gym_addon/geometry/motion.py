@@ -312,7 +312,18 @@ def track(
                 # Resting objects stand upright; a lifted one may lean, where enough of it is seen.
                 lifted = position[2] - shape.size[2] / 2 > LIFTED or np.any(tilt)
                 free_tilt = bool(lifted and len(world) >= MIN_TILT_POINTS)
-                if lost:
+                held = grasp is not None and grasp <= frame < release
+                resting = None
+                if not (lost or lifted or held):
+                    # It rested on the last frame: it still rests unless the points say clearly otherwise.
+                    # A part-seen object's points pull a free fit up or down by millimetres, differently
+                    # from each viewpoint, and a rim seen from above fits a cup's floor centimetres up.
+                    resting = align(
+                        shape, world, np.r_[position[:2], rest_z], yaw, None, False, height=rest_z
+                    )
+                if resting is not None and resting[3] <= RESTING_RMS:
+                    fit = resting  # no free fit could beat it by the rule below
+                elif lost:
                     # Nothing near its last pose: it moved while hidden. Start again from where its
                     # points are, and trust that only if its silhouette agrees with the mask.
                     fit = align(shape, world, from_points(), yaw, None, free_tilt)
@@ -338,16 +349,12 @@ def track(
                         other = align(shape, world, from_points(), yaw, tilt, free_tilt)
                         if silhouette(frame, other) > agreement + REFIT_GAIN:
                             fit = other
-                held = grasp is not None and grasp <= frame < release
-                if not (lifted or held or np.any(fit[2])):
-                    # It rested on the last frame: it still rests unless the points say clearly otherwise.
-                    # A part-seen object's points pull a free fit up or down by millimetres, differently
-                    # from each viewpoint, and a rim seen from above fits a cup's floor centimetres up.
-                    resting = align(
-                        shape, world, np.r_[fit[0][:2], rest_z], fit[1], None, False, height=rest_z
-                    )
-                    if resting[3] <= RESTING_SLACK * fit[3] + RESTING_RMS:
-                        fit = resting
+                if (
+                    resting is not None
+                    and not np.any(fit[2])
+                    and resting[3] <= RESTING_SLACK * fit[3] + RESTING_RMS
+                ):
+                    fit = resting
                 position, yaw, tilt, _ = fit
                 positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
     return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
