@@ -118,6 +118,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         segmentation=_segmentation_options(args),
         last_stage="segment" if args.command == "segment" else STAGES[-1],
         resegment=getattr(args, "object", None),
+        depth_model=getattr(args, "depth_model", None),
     )
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)
@@ -452,6 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--repair-rounds", type=_whole_in(1, 20), default=5, metavar="N",
                      help="at most N repair rounds (default 5)")  # fmt: skip
+    run.add_argument("--depth-model", metavar="FOLDER",
+                     help="for an RGB-only demo: a monocular metric depth model (a Hugging Face folder such as "
+                          "Depth-Anything-V2-Metric-Indoor-Small-hf) that estimates its depth")  # fmt: skip
     run.set_defaults(handler=_cmd_run)
     segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
     _add_common(segment)

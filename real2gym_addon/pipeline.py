@@ -19,6 +19,7 @@ to run the pipeline again.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ from .errors import WarningLog
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.known_size import require_metric_scale
+from .geometry.mono_depth import MonoDepth, estimate_depth_folder
 from .geometry.stage import run_geometry
 from .progress import Progress
 from .scene import SceneDescription
@@ -44,6 +46,8 @@ REPORT_NAME = "report.json"
 BLEND_NAME = "scene.blend"
 MASKS_NAME = MASKS_DIR
 MJCF_NAME = "mjcf"
+DEPTH_NAME = "depth_estimated"
+"""The output folder's depth estimated by a monocular model, one PNG per frame (millimetres)."""
 STAGES = ("load", "segment", "geometry", "verify")
 """The stages in order; a run may stop after any of them (``real2gym segment`` stops after ``segment``)."""
 
@@ -60,6 +64,9 @@ class PipelineRun:
         resegment: The name of one object to segment again, keeping the others' masks from
             the earlier run in ``out_dir`` (``last_stage`` must be ``"segment"``); None to
             segment every object.
+        depth_model: A monocular metric depth checkpoint folder
+            (:mod:`~real2gym_addon.geometry.mono_depth`) that gives an RGB-only demo its depth;
+            None to use none. A demo with depth/ keeps its own.
     """
 
     def __init__(
@@ -70,6 +77,7 @@ class PipelineRun:
         segmentation: SegmentationOptions | None = None,
         last_stage: str = STAGES[-1],
         resegment: str | None = None,
+        depth_model: str | None = None,
     ) -> None:
         if last_stage not in STAGES:
             raise ValueError(f"unknown stage {last_stage!r}")
@@ -81,6 +89,7 @@ class PipelineRun:
         self.segmentation = segmentation or SegmentationOptions()
         self.last_stage = last_stage
         self.resegment = resegment
+        self.depth_model = depth_model
         self.log = WarningLog()
         self._kept_warnings: list[dict[str, str]] = []
         self.scene: SceneDescription | None = None
@@ -101,7 +110,13 @@ class PipelineRun:
         started = time.perf_counter()
         self.progress.step("reading the demo folder", 0.0)
         demo = load_demo(self.demo_dir, self.log)
-        if STAGES.index(self.last_stage) >= STAGES.index("geometry"):
+        geometric = STAGES.index(self.last_stage) >= STAGES.index("geometry")
+        estimator = None
+        if geometric and self.depth_model and demo.depth_dir is None:
+            estimator = MonoDepth(
+                self.depth_model
+            )  # a bad checkpoint stops the run before anything is written
+        elif geometric:
             require_metric_scale(demo)  # before segmenting, and before the output folder is touched
         if self.resegment is not None:
             object_index(demo, self.resegment)  # an unknown object is refused before anything is touched
@@ -121,6 +136,18 @@ class PipelineRun:
             return scene
 
         started = time.perf_counter()
+        if estimator is not None:
+            folder = estimate_depth_folder(demo.video, estimator, self._output.staging / DEPTH_NAME, self.progress,
+                                           span=(0.6, 0.65))  # fmt: skip
+            demo = dataclasses.replace(
+                demo, depth_dir=folder, camera=dataclasses.replace(demo.camera, depth_scale=0.001)
+            )
+            scene.artifacts["depth"] = DEPTH_NAME
+            self.log.warn(
+                "geometry",
+                f"depth estimated from the video by the monocular model {estimator.name}: its metric scale is "
+                "learned, not measured (less accurate than a depth camera)",
+            )
         geometry = run_geometry(demo, segmentation, self.progress, self.log, span=(0.6, 0.7))
         scene.set_geometry(geometry)
         scene.stages["geometry"] = time.perf_counter() - started
@@ -206,6 +233,7 @@ def run_pipeline(
     segmentation: SegmentationOptions | None = None,
     last_stage: str = STAGES[-1],
     resegment: str | None = None,
+    depth_model: str | None = None,
 ) -> PipelineRun:
     """Runs the whole pipeline synchronously (command line, ``blender -b``, tests).
 
@@ -217,6 +245,7 @@ def run_pipeline(
         segmentation: The segmentation backend and its settings.
         last_stage: The last stage to run, one of :data:`STAGES`.
         resegment: One object to segment again, keeping the others' masks (see :class:`PipelineRun`).
+        depth_model: A monocular metric depth checkpoint for an RGB-only demo (see :class:`PipelineRun`).
 
     Returns:
         The finished run; its ``scene`` and ``log`` hold the result and warnings.
@@ -225,7 +254,7 @@ def run_pipeline(
         Real2GymError: Bad input, an unwritable output folder, or cancellation;
             nothing is written then.
     """
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment)
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model)
     try:
         run.analyse()
         run.finish(write_blend)

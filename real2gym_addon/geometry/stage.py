@@ -48,6 +48,8 @@ DOUBTFUL_CONFIDENCE = 0.3
 """A mask whose segmentation confidence is below this does not place its object (it may be a few specks)."""
 DRIFT_WARNING = 0.01
 """An object nothing carries that wanders this far (m) under an estimated camera path is warned about."""
+ON_TABLE = 0.003
+"""m: depth points this close to the table top are the table, not an object on it."""
 MOSTLY_HIDDEN = 0.5
 """An object whose rest views show less than this share of its usual mask area is warned about."""
 STEEP_VIEW = 50.0
@@ -327,6 +329,11 @@ def run_geometry(
                 continue
             views.append(RestView(mask, transform(pose_at(poses, frame), points), view))
         views = [v for v in views if len(v.points_world)]
+        if views and not any((v.points_world[:, 2] > ON_TABLE).any() for v in views):
+            raise GeometryError(
+                f"object '{prompt.name}': the depth under its mask on frame {prompt.frame} does not rise above the "
+                "table; it cannot be measured (check the mask, and the depth or the camera pose there)"
+            )
         if not views:
             what = (
                 "no depth readings under its mask"
