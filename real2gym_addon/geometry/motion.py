@@ -360,6 +360,19 @@ def track(
     return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
 
 
+def standing_centre(positions: np.ndarray) -> np.ndarray | None:
+    """The centre of an object that never moves, or None where its positions (``Nx3``) say it moves.
+
+    A few outlying measurements (a part-seen frame) do not make a standing object move: it
+    stands still when :data:`STATIC_SHARE` % of its positions lie within
+    :data:`STATIC_TOLERANCE` of their median.
+    """
+    centre = np.median(positions, axis=0)
+    if np.percentile(np.linalg.norm(positions - centre, axis=1), STATIC_SHARE) < STATIC_TOLERANCE:
+        return centre
+    return None
+
+
 def _finish(
     positions, yaws, measured, start_position, start_yaw, gripper=None, size=None, tilts=None
 ) -> Motion:
@@ -375,9 +388,8 @@ def _finish(
     for axis in range(2):
         tilts[:, axis] = np.interp(frames, frames[known], tilts[known, axis])
     yaws = np.interp(frames, frames[known], np.unwrap(yaws[known]))
-    centre = np.median(positions[known], axis=0)
-    # A few outlying measurements (a part-seen frame) do not make a standing object move.
-    if np.percentile(np.linalg.norm(positions[known] - centre, axis=1), STATIC_SHARE) < STATIC_TOLERANCE:
+    centre = standing_centre(positions[known])
+    if centre is not None:
         return Motion(
             np.tile(centre, (count, 1)), np.full(count, float(np.median(yaws))), measured, static=True
         )

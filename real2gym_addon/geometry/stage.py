@@ -34,7 +34,7 @@ from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
 from .known_size import require_metric_scale, table_from_known_sizes
-from .motion import Motion, settle_hidden_tail, track
+from .motion import Motion, settle_hidden_tail, standing_centre, track
 from .no_depth import pseudo_points, track_silhouettes
 from .silhouette import silhouette_iou, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, table_from_world_pose
@@ -46,6 +46,8 @@ DILATE = np.ones((9, 9), np.uint8)
 """Grows the objects' masks where the table fit and the camera motion take nothing (mask edges, shadows)."""
 DOUBTFUL_CONFIDENCE = 0.3
 """A mask whose segmentation confidence is below this does not place its object (it may be a few specks)."""
+ANCHOR_SEEN = 0.5
+"""An object nothing carries holds an estimated camera path when it is measured on this share of frames."""
 DRIFT_WARNING = 0.01
 """An object nothing carries that wanders this far (m) under an estimated camera path is warned about."""
 ON_TABLE = 0.003
@@ -418,6 +420,12 @@ def run_geometry(
             settle_hidden_tail(obj.motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps)
 
     if camera_source == "estimated":
+        corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
+        if (
+            trajectory is not None and demo.trajectory.frame_of == "camera"
+        ):  # seen from the drifting camera too
+            trajectory.positions[:, :2] += corrected[:, :2, 3] - camera_frames[:, :2, 3]
+        camera_frames, world_from_camera = corrected, corrected[0]
         _say_drift(objects, demo.task.object, log)
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
     keyframes, gripper = [], trajectory
@@ -448,6 +456,55 @@ def _seen_from_above(views: list[RestView]) -> bool:
         if top - low > max(TOP_LAYER, 0.3 * top) or elevation < STEEP_VIEW:
             return False
     return True
+
+
+def _anchor_to_standing(
+    objects: list[ObjectGeometry], moved: str, camera_frames: np.ndarray, log: WarningLog
+) -> np.ndarray:
+    """Takes an estimated camera path's drift along the table out with the objects nothing carries.
+
+    An estimated path drifts in what the table cannot pin: the turn about the vertical and
+    the shift along the table. The objects the task does not move stand still, so on each
+    frame where they are measured, the world is shifted along the table to put them back
+    where they were fitted, camera included (every object and the camera together: what
+    each frame's camera sees is unchanged). The turn is left: one object cannot show it,
+    a round one least of all.
+
+    Returns:
+        The corrected path (``Nx4x4``); the objects' motions are corrected in place.
+    """
+    anchors = [o for o in objects if o.name != moved and o.motion.measured.mean() >= ANCHOR_SEEN]
+    if not anchors:
+        return camera_frames
+    frames = len(camera_frames)
+    shift, count = np.zeros((frames, 2)), np.zeros(frames)
+    for anchor in anchors:
+        seen = anchor.motion.measured
+        shift[seen] += anchor.fitted.position[:2] - anchor.motion.positions[seen, :2]
+        count[seen] += 1
+    known = count > 0
+    shift[known] /= count[known, None]
+    every = np.arange(frames)
+    shift = np.stack([np.interp(every, every[known], shift[known, axis]) for axis in range(2)], axis=1)
+    for obj in objects:
+        obj.motion.positions[:, :2] += shift
+        if (
+            obj in anchors
+            and (centre := standing_centre(obj.motion.positions[obj.motion.measured])) is not None
+        ):
+            obj.motion.positions[:] = centre
+            obj.motion.yaws[:] = float(np.median(obj.motion.yaws))
+            obj.motion.static = True
+    corrected = camera_frames.copy()
+    corrected[:, :2, 3] += shift
+    names = ", ".join(f"'{o.name}'" for o in anchors)
+    log.warn(
+        "geometry",
+        f"the estimated camera path is held to {names} (nothing carries {'it' if len(anchors) == 1 else 'them'}): "
+        f"up to {100 * float(np.abs(shift).max()):.1f} cm of drift along the table taken out; its turn about the "
+        "vertical may still drift",
+    )
+    return corrected
 
 
 def _say_drift(objects: list[ObjectGeometry], moved: str, log: WarningLog) -> None:

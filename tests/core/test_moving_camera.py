@@ -141,3 +141,32 @@ def test_without_its_poses_the_same_video_moves_the_static_cup(moving_demo: Path
     cup = next(o for o in geometry.objects if o.name == "cup")
     assert not cup.motion.static
     assert np.ptp(cup.motion.positions, axis=0).max() > 0.015
+
+
+def test_an_estimated_path_keeps_the_standing_cup_standing(moving_demo: Path, tmp_path: Path) -> None:
+    """Without any pose: the camera's motion is estimated from the depth, levelled by the table and held to
+    the cup nothing carries, and each frame's camera still sees the objects where the video shows them."""
+    from real2gym.real2gym_addon.errors import WarningLog
+
+    folder = tmp_path / "demo"
+    shutil.copytree(moving_demo, folder)
+    camera = json.loads((folder / "camera.json").read_text())
+    del camera["world_from_camera_frames"], camera["world_from_camera"]
+    (folder / "camera.json").write_text(json.dumps(camera))
+    demo, log = load_demo(folder), WarningLog()
+    geometry = run_geometry(demo, true_masks(folder), log=log)
+    assert geometry.camera_source == "estimated" and geometry.camera_frames.shape == (40, 4, 4)
+    messages = [w.message for w in log.warnings]
+    assert any(m.startswith("the camera moves") for m in messages)
+    assert any("held to 'cup'" in m for m in messages)
+    cup = next(o for o in geometry.objects if o.name == "cup")
+    assert cup.motion.static
+    truth = load_truth(moving_demo)
+    views = inverse_poses(geometry.camera_frames)
+    for name in ("cup", "block"):
+        obj = next(o for o in geometry.objects if o.name == name)
+        seen = np.array([views[i, :3, :3] @ p + views[i, :3, 3] for i, p in enumerate(obj.motion.positions)])
+        true = np.array([f.position_cam for f in truth.objects[name].frames])
+        visible = np.array([f.visible for f in truth.objects[name].frames])
+        rms = float(np.sqrt(np.mean(np.sum((seen - true)[visible] ** 2, axis=1))))
+        assert rms < 0.02, (name, rms)
