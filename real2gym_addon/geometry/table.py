@@ -39,6 +39,10 @@ NOISE_CEILING = 0.06
 """Depth noise at 1 m (metres) at which the measurement stops: a plane whose residuals grow to it is no
 surface (a consumer stereo camera on a desk: 1-4 cm; noisier depth cannot be told from clutter)."""
 
+MAX_BAND = 0.03
+"""m: the inlier band never grows past this, however noisy the depth far away: a wall behind the table's
+far edge lies within a band sized to the noise there, and would tilt the plane."""
+
 NOISE_ROUNDS = 12
 """At most this many rounds of measuring the noise on the plane and refitting the plane."""
 
@@ -271,14 +275,14 @@ def fit_frame_plane(
         measured = _plane_noise(points, normal, offset, noise)
         settled = abs(measured - noise) < 0.02 * noise
         noise = measured
-        band = INLIER_SIGMAS * noise * depth_squared
+        band = np.minimum(INLIER_SIGMAS * noise * depth_squared, MAX_BAND)
         inliers = np.abs(points @ normal + offset) < band
         normal, offset = _plane_from_points(points[inliers], 1.0 / band[inliers] ** 2)
         if settled:
             break
     if offset < 0:
         normal, offset = -normal, -offset
-    inliers = np.abs(points @ normal + offset) < INLIER_SIGMAS * noise * depth_squared
+    inliers = np.abs(points @ normal + offset) < np.minimum(INLIER_SIGMAS * noise * depth_squared, MAX_BAND)
     rms = float(np.sqrt(np.mean((points[inliers] @ normal + offset) ** 2))) if inliers.any() else 0.0
     plane = FramePlane(frame, normal, offset, float(inliers.mean()), rms, noise, fine_noise, readings, pixels)
     return plane, points[inliers]

@@ -137,7 +137,8 @@ def test_no_plane_gives_the_figures_and_what_to_do() -> None:
     message = str(error.value)
     assert "no table plane found on frames 0, 5" in message
     assert "cm at 1 m" in message and "of the pixels have a usable reading" in message
-    assert "no flat surface" in message
+    # Either figure says why: the residuals never settled (no flat surface), or the best plane holds too little.
+    assert "no flat surface" in message or "(at least 25% needed)" in message
     assert "world_from_camera" in message and "depth_scale" in message
     with pytest.raises(GeometryError, match="depth readings on frames"):
         fit_table_frames(CAMERA, [np.zeros_like(clutter)], [no_objects])
