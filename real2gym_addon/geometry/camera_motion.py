@@ -219,20 +219,7 @@ def _flow_motion(
     source, seen_second = _lift(camera, second.depth, end)
     rows, cols = np.round(end[:, 1]).astype(int), np.round(end[:, 0]).astype(int)
     keep = seen_first & seen_second & second.allowed[rows, cols]
-    source, target, pixels = source[keep], target[keep], end[keep]
-    band = np.maximum(
-        INLIER_SIGMAS * noise_1m * np.hypot(source[:, 2] ** 2, target[:, 2] ** 2), MIN_INLIER_DISTANCE
-    )
-    result = _rigid_ransac(source, target, band, rng)
-    if result is None:
-        return None
-    first_from_second, inliers = result
-    first_from_second, reprojection = _refine_by_reprojection(
-        camera, target[inliers], pixels[inliers], first_from_second
-    )
-    moved = source[inliers] @ first_from_second[:3, :3].T + first_from_second[:3, 3]
-    residual = float(np.sqrt(np.mean(np.sum((moved - target[inliers]) ** 2, axis=1))))
-    return first_from_second, len(source), int(inliers.sum()), residual, reprojection
+    return _rigid_motion(camera, source[keep], target[keep], end[keep], noise_1m, rng)
 
 
 def _match(first: _Features, second: _Features) -> tuple[np.ndarray, np.ndarray]:
@@ -310,7 +297,22 @@ def _pair_motion(
 ) -> tuple[np.ndarray, int, int, float, float] | None:
     """``first_from_second`` with (matches, inliers, residual m, reprojection px), or None."""
     i, j = _match(first, second)
-    source, target = second.points[j], first.points[i]
+    return _rigid_motion(camera, second.points[j], first.points[i], second.pixels[j], noise_1m, rng)
+
+
+def _rigid_motion(
+    camera: Camera,
+    source: np.ndarray,
+    target: np.ndarray,
+    pixels: np.ndarray,
+    noise_1m: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, int, int, float, float] | None:
+    """``target_from_source`` from matched 3D points (and the source's pixels), as :func:`_pair_motion` returns it.
+
+    RANSAC and Kabsch with a band from the depth noise at each point's distance, then
+    refined by the reprojection of the target's points into the source frame.
+    """
     band = np.maximum(
         INLIER_SIGMAS * noise_1m * np.hypot(source[:, 2] ** 2, target[:, 2] ** 2), MIN_INLIER_DISTANCE
     )
@@ -319,11 +321,11 @@ def _pair_motion(
         return None
     first_from_second, inliers = result
     first_from_second, reprojection = _refine_by_reprojection(
-        camera, target[inliers], second.pixels[j][inliers], first_from_second
+        camera, target[inliers], pixels[inliers], first_from_second
     )
     moved = source[inliers] @ first_from_second[:3, :3].T + first_from_second[:3, 3]
     residual = float(np.sqrt(np.mean(np.sum((moved - target[inliers]) ** 2, axis=1))))
-    return first_from_second, len(i), int(inliers.sum()), residual, reprojection
+    return first_from_second, len(source), int(inliers.sum()), residual, reprojection
 
 
 def _table_disagreement(
