@@ -43,6 +43,8 @@ DISH_BINS = 10
 """Rings along a plate's radius in which its top's height is measured."""
 HANDLE_GAP = 0.004
 """m: a depth point this far outside a cup's wall may be on a handle."""
+HANDLE_SCATTER = 3.0
+"""... or this many times the scatter (robust sigma) of the wall's points about the wall, if more."""
 HANDLE_MIN_REACH = 0.01
 """m: a handle sticks out of the wall at least this far (else there is none)."""
 HANDLE_SECTORS = 36
@@ -458,7 +460,10 @@ def _find_handle(
         return None
     base = min(base, rim)
     wall = base + (rim - base) * np.clip(points[:, 2] / height, 0.0, 1.0)
-    outside = (distance - wall > HANDLE_GAP) & (points[:, 2] > 0.05 * height) & (distance < 3.0 * rim)
+    # Noisy depth scatters the wall's points outward too: a handle must stand out of that scatter.
+    spread = 1.4826 * float(np.median(np.abs(distance - wall)))
+    gap = max(HANDLE_GAP, HANDLE_SCATTER * spread)
+    outside = (distance - wall > gap) & (points[:, 2] > 0.05 * height) & (distance < 3.0 * rim)
     if outside.sum() < HANDLE_MIN_POINTS * share:
         return None
     directions = offset[outside] / distance[outside, None]
@@ -470,7 +475,7 @@ def _find_handle(
     chosen = points[outside][on_side]
     reach = float(np.percentile(distance[outside][on_side], 99))
     bottom, top = (float(v) for v in np.percentile(chosen[:, 2], [2, 98]))
-    if reach - rim < HANDLE_MIN_REACH * share or top - bottom < HANDLE_MIN_SPAN * share * height:
+    if reach - rim < max(HANDLE_MIN_REACH * share, gap) or top - bottom < HANDLE_MIN_SPAN * share * height:
         return None
     across = offset[outside][on_side] @ np.array([-mean[1], mean[0]])
     width = float(np.clip(np.percentile(across, 95) - np.percentile(across, 5), 0.006, rim))
