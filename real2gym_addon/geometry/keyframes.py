@@ -39,8 +39,6 @@ LANDING_TOLERANCE = 0.005
 GRASP_LEAD_S = 0.2
 FALL_SPEED = 0.3
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
-ARRIVAL_FRAMES = 2
-"""Frames before it comes to rest over which an object's arrival speed is taken."""
 APPROACH_HEIGHT = 0.10
 MAX_OPENING = FULL_OPENING
 
@@ -178,9 +176,10 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     if rest >= len(z) - 1:
         return None  # it is still moving at the end
     speed = np.r_[0.0, np.diff(z)] * fps
-    # How fast it came down onto its rest: over the last frames before it, since the settled tail
-    # (often hidden, in a container) can end the fall a few millimetres lower, and more slowly.
-    if -speed[max(lift, rest - ARRIVAL_FRAMES) : rest + 1].min() < FALL_SPEED:
+    # Dropped: it hits its rest fast, or it was still speeding up on the frame before (a fall sampled
+    # by the frames often ends with a short last step; a hand slows down before it sets one down).
+    falling = rest - 2 >= lift and -speed[rest - 1] >= FALL_SPEED and speed[rest - 1] < speed[rest - 2]
+    if -speed[rest] < FALL_SPEED and not falling:
         return rest
     slow = np.nonzero(speed[lift:rest] > -FALL_SPEED)[0]
     frame = lift + int(slow[-1]) if len(slow) else rest
