@@ -26,6 +26,7 @@ from .camera import (
     orientation,
     pose_at,
     pose_matrix,
+    project,
     transform,
     yaw_rotation,
 )
@@ -216,8 +217,8 @@ def _still_point_projector(
     views = inverse_poses(poses)
 
     def seen_at(other: int) -> tuple[float, float]:
-        p = transform(views[other], point[None])[0]
-        return camera.fx * p[0] / p[2] + camera.cx, camera.fy * p[1] / p[2] + camera.cy
+        u, v = project(camera, transform(views[other], point[None]))[0]
+        return float(u), float(v)
 
     return seen_at
 
