@@ -28,7 +28,7 @@ from ..demo import Camera
 from ..errors import WarningLog
 from .camera import back_project, intrinsics_matrix, invert, pose_matrix
 from .depth_clean import clean_depth
-from .table import FramePlane
+from .table import FramePlane, refine_plane
 
 FEATURES = 4000
 """SIFT features detected per frame."""
@@ -361,15 +361,11 @@ def _level(
     normal_0, offset_0 = reference
     rotation, shift = pose[:3, :3], pose[:3, 3]
     normal, offset = rotation.T @ normal_0, float(normal_0 @ shift + offset_0)
-    for _ in range(2):
-        near = _on_table(camera, view.depth, normal, offset, noise_1m) & view.allowed
-        points = back_project(camera, np.where(near, view.depth, 0.0).astype(np.float32), step=2)
-        if len(points) < MIN_TABLE_POINTS:
-            return pose, None
-        centre = points.mean(axis=0)
-        fitted = np.linalg.svd(points - centre, full_matrices=False)[2][-1]
-        normal = fitted if fitted @ normal > 0 else -fitted
-        offset = -float(normal @ centre)
+    near = _on_table(camera, view.depth, normal, offset, 2 * noise_1m) & view.allowed
+    points = back_project(camera, np.where(near, view.depth, 0.0).astype(np.float32), step=2)
+    if len(points) < MIN_TABLE_POINTS:
+        return pose, None
+    normal, offset, _ = refine_plane(points, normal, offset, noise_1m)
     turned = rotation @ normal
     axis = np.cross(turned, normal_0)
     angle = float(np.arctan2(np.linalg.norm(axis), turned @ normal_0))

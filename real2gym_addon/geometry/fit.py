@@ -526,7 +526,10 @@ def _fit_bowl(
         error = _silhouette_error(shape, position, 0.0, views, camera)
         return error + _depth_error(shape, position, 0.0, sample)
 
-    result = _restarted_minimize(loss, np.array([cx, cy, radius, height, base]), maxiter=500)
+    # The profile's loss has shallow minima where the height trades against the centre (the depth
+    # sees one side of the rim): starts a tenth lower and higher too, the best kept.
+    starts = [np.array([cx, cy, radius, height * scale, base]) for scale in (1.0, 0.9, 1.1)]
+    result = min((_restarted_minimize(loss, start, maxiter=500) for start in starts), key=lambda r: r.fun)
     fitted = shape_of(result.x)
     cx, cy = float(result.x[0]), float(result.x[1])
     rim, tall = fitted.params["outer_radius"], fitted.size[2]

@@ -38,7 +38,7 @@ from .known_size import require_metric_scale, table_from_known_sizes
 from .motion import Motion, settle_hidden_tail, standing_centre, track
 from .no_depth import pseudo_points, track_silhouettes
 from .silhouette import silhouette_iou, silhouette_polygon
-from .table import GeometryError, Table, fit_table_frames, table_from_world_pose
+from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
 from .user_mesh import read_obj
 
 REST_VIEWS = 6
@@ -61,6 +61,10 @@ TOP_LAYER = 0.015
 """... that layer being at most this thick (m), or a third of its height."""
 RESTING_GAP = 0.015
 """An object whose lowest seen point stays this far above the table never rests on it."""
+
+TOP_HEIGHT_SLACK = 0.15
+"""An object seen from above whose fitted height is further than this share from its top's height gets
+that height."""
 
 
 @dataclasses.dataclass
@@ -299,7 +303,10 @@ def run_geometry(
             lambda f: cv2.dilate(np.logical_or.reduce([m[f] for m in masks]).astype(np.uint8), DILATE) > 0,
             fit.planes, log,
         )  # fmt: skip
-        if camera_frames is not None:
+        if camera_frames is None:  # the camera stays put: every sampled frame sees the same table
+            fit = still_camera_table(fit)
+            table, world_from_camera = fit.table, fit.world_from_camera
+        else:
             camera_source = "estimated"
             world_from_camera = camera_frames[0]
             table = dataclasses.replace(table_from_world_pose(world_from_camera), extent_world=table.extent_world,
@@ -348,7 +355,8 @@ def run_geometry(
                 "(check the mask and the depth there)"
             )
         lowest = min(float(np.percentile(v.points_world[:, 2], 2)) for v in views)
-        if lowest > RESTING_GAP:
+        from_above = lowest > RESTING_GAP
+        if from_above:
             if not _seen_from_above(views):
                 raise GeometryError(
                     f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
@@ -373,6 +381,8 @@ def run_geometry(
         fitted, warning = fit_shape(prompt.shape, views, camera, mesh=mesh)
         if warning:
             log.warn("geometry", f"object '{prompt.name}': {warning}")
+        if from_above:
+            fitted = _top_height(fitted, views, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
         # Evidence the segmentation doubts measures nothing: the priors (resting, carried, settled
         # into a container) fill in there.
@@ -439,6 +449,33 @@ def run_geometry(
         if gripper is None:
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
+
+
+def _top_height(fitted: FittedObject, views: list[RestView], name: str, log: WarningLog) -> FittedObject:
+    """An object seen only from above is as tall as its top is high: its fitted height is set to that.
+
+    The silhouette of a top seen from above says nothing of the height, and a fit can trade
+    the height against the footprint; the depth of the top (the upper tenth of its points, a
+    rim rather than a dark inside) is the one measure of it.
+    """
+    top = float(np.median([np.percentile(v.points_world[:, 2], 90) for v in views]))
+    height = fitted.shape.size[2]
+    if abs(height - top) <= TOP_HEIGHT_SLACK * top:
+        return fitted
+    factor = top / height
+    shape = dataclasses.replace(
+        fitted.shape, size=(*fitted.shape.size[:2], top), params=dict(fitted.shape.params)
+    )
+    if "bottom_thickness" in shape.params:
+        shape.params["bottom_thickness"] *= factor
+    if shape.vertices is not None:
+        shape.vertices = shape.vertices * np.array([1.0, 1.0, factor])
+    log.warn(
+        "geometry",
+        f"object '{name}': its height is taken from its top's depth ({top * 100:.1f} cm; the fit gave "
+        f"{height * 100:.1f} cm, which a view from above cannot confirm)",
+    )
+    return FittedObject(shape, np.array([*fitted.position[:2], top / 2]), fitted.yaw)
 
 
 def _seen_from_above(views: list[RestView]) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtri
 
 from ..demo import Camera
 from ..errors import Real2GymError
@@ -29,13 +29,21 @@ from .depth_clean import clean_depth, patch_noise
 INLIER_SIGMAS = 2.5
 """Points within this many depth-noise sigmas (at their depth) of the plane count as on it."""
 
-TRUNCATED_MAD = float(ndtri(0.25 + 0.5 * ndtr(INLIER_SIGMAS)))
-"""Median absolute value of a unit normal variable cut at +-INLIER_SIGMAS (turns a MAD into a sigma)."""
+KERNEL_SIGMAS = 0.7
+"""Width of the Gaussian weights of the plane's last refining rounds, in noise sigmas: a mode-seeking fit
+that a hand, a gripper or a wall a few sigmas above the table barely pulls (a fit within a band of
+INLIER_SIGMAS would be pulled up: they rise above the table, never below)."""
+
+KERNEL_WIDENING = (3.0, 2.0, 1.4, 1.0)
+"""The wider kernels of the first rounds (from a rough start the narrow one can stick)."""
+
+HALF_NORMAL_MEDIAN = float(ndtri(0.75))
+"""Median of |N(0, 1)|: turns the median distance below the plane into a sigma."""
 
 NOISE_FLOOR = 0.002
 """Lowest depth noise at 1 m (metres) assumed, whatever is measured (quantisation, synthetic depth)."""
 
-NOISE_CEILING = 0.06
+NOISE_CEILING = 0.12
 """Depth noise at 1 m (metres) at which the measurement stops: a plane whose residuals grow to it is no
 surface (a consumer stereo camera on a desk: 1-4 cm; noisier depth cannot be told from clutter)."""
 
@@ -43,8 +51,11 @@ MAX_BAND = 0.03
 """m: the inlier band never grows past this, however noisy the depth far away: a wall behind the table's
 far edge lies within a band sized to the noise there, and would tilt the plane."""
 
-NOISE_ROUNDS = 12
-"""At most this many rounds of measuring the noise on the plane and refitting the plane."""
+FAR_BAND = 0.2
+"""m: the window below the table never grows past this (a floor beyond the table's edge is further)."""
+
+NOISE_ROUNDS = 30
+"""At most this many rounds of measuring the noise on the plane and refitting it at the final width."""
 
 MIN_SHARE = 0.25
 """A frame's plane must hold this share of its depth readings outside the objects to be the table."""
@@ -142,12 +153,14 @@ class TableFit:
         world_from_camera: 4x4 for the reference frame.
         reference_frame: The video frame the table and world_from_camera belong to.
         planes: One per sampled frame, in the order given.
+        clouds: The points each plane was fitted to (camera frame, metres), in the same order.
     """
 
     table: Table
     world_from_camera: np.ndarray
     reference_frame: int
     planes: list[FramePlane]
+    clouds: list[np.ndarray] = dataclasses.field(default_factory=list, repr=False)
 
 
 def _plane_from_points(points: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
@@ -231,13 +244,70 @@ def table_from_world_pose(world_from_camera: np.ndarray) -> Table:
     return Table(normal_cam=normal, offset_cam=offset, source="world_from_camera")
 
 
-def _plane_noise(points: np.ndarray, normal: np.ndarray, offset: float, noise_1m: float) -> float:
-    """One round of the truncated-MAD estimate of the noise at 1 m around a plane."""
-    scaled = np.abs(points @ normal + offset) / points[:, 2] ** 2
-    near = scaled < INLIER_SIGMAS * noise_1m
-    if near.sum() < 3:
-        return noise_1m
-    return float(np.clip(np.median(scaled[near]) / TRUNCATED_MAD, NOISE_FLOOR, NOISE_CEILING))
+def _disparity_system(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's ray ``(x/z, y/z, 1)`` and inverse depth ``1/z``: a plane is linear there."""
+    rays = points / points[:, 2:3]
+    return rays, 1.0 / points[:, 2]
+
+
+def _plane_from_disparity(coef: np.ndarray) -> tuple[np.ndarray, float]:
+    """``1/z = coef . ray`` -> ``(normal, offset)``, the normal towards the camera (offset > 0)."""
+    length = float(np.linalg.norm(coef))
+    return -coef / length, 1.0 / length
+
+
+def _disparity_residuals(points: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
+    """Inverse depth of each point minus the plane's along its ray (1/m; > 0 above the table)."""
+    rays, inverse = _disparity_system(points)
+    return inverse + rays @ normal / offset
+
+
+def refine_plane(
+    points: np.ndarray, normal: np.ndarray, offset: float, noise_1m: float, rounds: int = NOISE_ROUNDS
+) -> tuple[np.ndarray, float, float]:
+    """Refines a plane and the depth noise around it, in inverse depth.
+
+    A stereo camera's error is in disparity: the same everywhere there, along
+    each ray, growing with the square of the depth in metres. So the plane is a
+    linear regression of inverse depth on the ray (``1/z = c . (x/z, y/z, 1)``),
+    which, unlike a perpendicular fit of the 3-D points, does not tilt when the
+    noise is large. It is reweighted round by round with a Gaussian of
+    :data:`KERNEL_SIGMAS` noise sigmas, wide at first and then narrow (a mode
+    of the residuals, not their mean): a hand, a gripper or a wall that rises
+    a few sigmas above the table barely weighs. The noise is measured below
+    the plane, where nothing but the table's own noise reaches.
+
+    Args:
+        points: ``Nx3`` camera-frame points (metres), z > 0.
+        normal: Starting unit normal, towards the camera.
+        offset: Starting offset (> 0).
+        noise_1m: Starting noise at 1 m (metres; the disparity-space sigma, in 1/m).
+        rounds: Rounds at the final kernel width, at most.
+
+    Returns:
+        ``(normal, offset, noise_1m)``.
+    """
+    rays, inverse = _disparity_system(points)
+    far = FAR_BAND / points[:, 2] ** 2
+    coef = -normal / offset
+    widths = [*KERNEL_WIDENING, *([KERNEL_SIGMAS] * rounds)]
+    for round_, width in enumerate(widths):
+        residuals = inverse - rays @ coef
+        below = (residuals < 0) & (residuals > -far)
+        if below.sum() < 3:
+            break
+        noise_1m = float(
+            np.clip(np.median(-residuals[below]) / HALF_NORMAL_MEDIAN, NOISE_FLOOR, NOISE_CEILING)
+        )
+        weights = np.exp(-0.5 * (residuals / (width * noise_1m)) ** 2) * (residuals > -far)
+        root = np.sqrt(weights)
+        new, *_ = np.linalg.lstsq(rays * root[:, None], inverse * root, rcond=None)
+        change = float(np.max(np.abs(rays @ (new - coef))))
+        coef = new
+        if round_ >= len(KERNEL_WIDENING) and change < 0.01 * noise_1m:
+            break
+    normal, offset = _plane_from_disparity(coef)
+    return normal, offset, noise_1m
 
 
 def fit_frame_plane(
@@ -245,10 +315,9 @@ def fit_frame_plane(
 ) -> tuple[FramePlane, np.ndarray]:
     """Fits the dominant plane of one frame, in its own camera coordinates.
 
-    The noise starts at the patch estimate; then, in turns, the noise is
-    measured on the plane's neighbourhood (a MAD of residuals over depth
-    squared, cut at :data:`INLIER_SIGMAS`) and the plane is refitted on the
-    points within the band, until the noise settles.
+    RANSAC with a band at the patch noise finds the plane; :func:`refine_plane`
+    then measures the noise on it and refits it in inverse depth until the
+    noise settles.
 
     Args:
         camera: Intrinsics.
@@ -258,7 +327,8 @@ def fit_frame_plane(
         rng: Random generator.
 
     Returns:
-        The plane and its inlier points (``Nx3`` metres, camera frame).
+        The plane and the points it was fitted to (``Nx3`` metres, camera
+        frame; all of the frame's sampled readings outside the objects).
     """
     fine_noise = patch_noise(camera, depth)
     clean = clean_depth(depth, fine_noise)
@@ -268,24 +338,20 @@ def fit_frame_plane(
         return FramePlane(frame, None, 0.0, 0.0, 0.0, fine_noise, fine_noise, readings, pixels), points[:0]
     if len(points) > FRAME_POINTS:
         points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
-    depth_squared = points[:, 2] ** 2
     noise = max(fine_noise, NOISE_FLOOR)
-    normal, offset, inliers = fit_plane_ransac(points, INLIER_SIGMAS * noise * depth_squared, rng)
-    for _ in range(NOISE_ROUNDS):
-        measured = _plane_noise(points, normal, offset, noise)
-        settled = abs(measured - noise) < 0.02 * noise
-        noise = measured
-        band = np.minimum(INLIER_SIGMAS * noise * depth_squared, MAX_BAND)
-        inliers = np.abs(points @ normal + offset) < band
-        normal, offset = _plane_from_points(points[inliers], 1.0 / band[inliers] ** 2)
-        if settled:
-            break
-    if offset < 0:
-        normal, offset = -normal, -offset
-    inliers = np.abs(points @ normal + offset) < np.minimum(INLIER_SIGMAS * noise * depth_squared, MAX_BAND)
-    rms = float(np.sqrt(np.mean((points[inliers] @ normal + offset) ** 2))) if inliers.any() else 0.0
-    plane = FramePlane(frame, normal, offset, float(inliers.mean()), rms, noise, fine_noise, readings, pixels)
-    return plane, points[inliers]
+    normal, offset, _ = fit_plane_ransac(points, INLIER_SIGMAS * noise * points[:, 2] ** 2, rng)
+    normal, offset, noise = refine_plane(points, normal, offset, noise)
+    share, rms = _inliers(points, normal, offset, noise)
+    plane = FramePlane(frame, normal, offset, share, rms, noise, fine_noise, readings, pixels)
+    return plane, points
+
+
+def _inliers(points: np.ndarray, normal: np.ndarray, offset: float, noise_1m: float) -> tuple[float, float]:
+    """Share of the points within the symmetric band of a plane, and their RMS distance (metres)."""
+    distance = points @ normal + offset
+    inliers = np.abs(distance) < np.minimum(INLIER_SIGMAS * noise_1m * points[:, 2] ** 2, MAX_BAND)
+    rms = float(np.sqrt(np.mean(distance[inliers] ** 2))) if inliers.any() else 0.0
+    return float(inliers.mean()), rms
 
 
 def _no_table_message(planes: list[FramePlane]) -> str:
@@ -356,16 +422,35 @@ def fit_table_frames(
     if not found:
         raise GeometryError(_no_table_message(planes))
     reference = planes[found[0]]
-    pooled = [
-        inliers
-        for plane, (_, inliers) in zip(planes, fits, strict=True)
-        if plane.found and _agrees(plane, reference)
+    agreeing = [i for i in found if _agrees(planes[i], reference)]
+    return _pooled_fit(planes, [cloud for _, cloud in fits], reference, agreeing)
+
+
+def still_camera_table(fit: TableFit) -> TableFit:
+    """The table refitted on every sampled frame with a plane, for a camera known to stay put.
+
+    Each frame's plane wavers with the depth's noise (a stereo camera's noise is
+    smooth over many pixels, so one frame holds few independent readings): with
+    2 cm of noise at 0.5 m by a degree or two, more than :data:`AGREE_DEGREES`,
+    so :func:`fit_table_frames` cannot tell such frames from a camera that moved.
+    Once the video shows that the camera stands still
+    (:func:`.camera_motion.camera_path`), they all see the same table.
+    """
+    reference = next(p for p in fit.planes if p.frame == fit.reference_frame)
+    found = [i for i, plane in enumerate(fit.planes) if plane.found]
+    return _pooled_fit(fit.planes, fit.clouds, reference, found)
+
+
+def _pooled_fit(
+    planes: list[FramePlane], clouds: list[np.ndarray], reference: FramePlane, pooled: list[int]
+) -> TableFit:
+    cloud = np.concatenate([clouds[i] for i in pooled])
+    normal, offset, noise = refine_plane(
+        cloud, reference.normal_cam, reference.offset_cam, reference.noise_1m
+    )
+    cloud = cloud[
+        np.abs(cloud @ normal + offset) < np.minimum(INLIER_SIGMAS * noise * cloud[:, 2] ** 2, MAX_BAND)
     ]
-    cloud = np.concatenate(pooled)
-    band = INLIER_SIGMAS * reference.noise_1m * cloud[:, 2] ** 2
-    normal, offset = _plane_from_points(cloud, 1.0 / band**2)
-    if normal @ reference.normal_cam < 0:
-        normal, offset = -normal, -offset
     world_from_camera = world_from_table(normal, offset)
     on_table = transform(world_from_camera, cloud)
     extent = np.concatenate(
@@ -373,7 +458,7 @@ def fit_table_frames(
     )
     rms = float(np.sqrt(np.mean((cloud @ normal + offset) ** 2)))
     table = Table(normal, offset, extent.tolist(), rms, "depth")
-    return TableFit(table, world_from_camera, reference.frame, planes)
+    return TableFit(table, world_from_camera, reference.frame, planes, clouds)
 
 
 def _agrees(plane: FramePlane, reference: FramePlane) -> bool:
