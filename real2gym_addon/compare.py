@@ -33,6 +33,7 @@ from .progress import Progress
 from .report_check import video_source
 from .reverify import camera_from_report, read_report, simulate_report
 from .video import open_video
+from .video_out import VideoWriter
 
 COMPARE_NAME = "compare"
 PanelRenderer = Callable[[int], np.ndarray]
@@ -204,23 +205,22 @@ def render_comparison(
     try:
         folder = output.staging / COMPARE_NAME
         folder.mkdir()
-        writer = cv2.VideoWriter(str(folder / "comparison.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps,
-                                 (camera.width // 2 * 3, camera.height // 2 + 26))  # fmt: skip
+        size = (camera.width // 2 * 3, camera.height // 2 + 26)
         keyed = {k["frame"]: k for k in geometry.keyframes}
         sheet_rows = []
-        for frame, real in enumerate(video.iter_frames()):
-            if frame >= frames or (record.diverged_frame is not None and frame >= record.diverged_frame):
-                break
-            progress.step(f"rendering the comparison, frame {frame}", frame / frames)
-            view = None if geometry.camera_frames is None else geometry.camera_frames[frame]
-            simulated = _render(renderer, model, record.qpos[frame], view)
-            recon = middle(frame) if middle else _render(renderer, model, reconstruction[frame], view)
-            composed = _compose([real, recon, simulated], ["real", title, "MuJoCo simulation"], frame,
-                                _events_near(geometry.keyframes, frame), checks)  # fmt: skip
-            writer.write(composed)
-            if frame in keyed:
-                sheet_rows.append(composed)
-        writer.release()
+        with VideoWriter(folder / "comparison.mp4", fps, size) as writer:
+            for frame, real in enumerate(video.iter_frames()):
+                if frame >= frames or (record.diverged_frame is not None and frame >= record.diverged_frame):
+                    break
+                progress.step(f"rendering the comparison, frame {frame}", frame / frames)
+                view = None if geometry.camera_frames is None else geometry.camera_frames[frame]
+                simulated = _render(renderer, model, record.qpos[frame], view)
+                recon = middle(frame) if middle else _render(renderer, model, reconstruction[frame], view)
+                composed = _compose([real, recon, simulated], ["real", title, "MuJoCo simulation"], frame,
+                                    _events_near(geometry.keyframes, frame), checks)  # fmt: skip
+                writer.write(composed)
+                if frame in keyed:
+                    sheet_rows.append(composed)
         if sheet_rows:
             cv2.imwrite(str(folder / "contact_sheet.png"), np.concatenate(sheet_rows, axis=0))
         _error_plot(folder / "errors.png", per_frame_errors(geometry, record), geometry.keyframes, fps)

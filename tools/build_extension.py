@@ -58,8 +58,8 @@ PLATFORM_TAGS = {
 # and `mujoco-core` (the bindings, same version). mujoco.Renderer needs PyOpenGL
 # for MUJOCO_GL=egl/osmesa on Linux and glfw on Windows. mujoco-studio (the
 # viewer, which pulls in websockets) is left out: import, MjSpec and Renderer
-# never touch it. numpy is left out on purpose.
-PACKAGES = "mujoco mujoco-core pyopengl glfw trimesh opencv-python-headless scipy coacd".split()
+# never touch it. av (PyAV) writes the H.264 comparison video. numpy is left out on purpose.
+PACKAGES = "mujoco mujoco-core pyopengl glfw trimesh opencv-python-headless scipy coacd av".split()
 # Pins for the packages requirements.txt does not list (mujoco-core follows mujoco).
 DEFAULT_PINS = {"pyopengl": "3.1.10", "glfw": "2.11.0"}
 # Never copied into the staging tree, whatever the manifest says.
