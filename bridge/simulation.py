@@ -31,6 +31,7 @@ import numpy as np
 from ..real2gym_addon.compare import per_frame_errors
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
+from ..real2gym_addon.physics import physics_from_report
 from ..real2gym_addon.reverify import camera_from_report, read_report, simulate_report
 from ..real2gym_addon.verify.run import verify_scene
 from .animation import write_keyframes
@@ -80,23 +81,28 @@ class SimulationImport:
     max_error_m: dict[str, float]
 
 
-def simulate_run(report: dict, masses: dict[str, float] | None = None) -> Simulation:
+def simulate_run(
+    report: dict, masses: dict[str, float] | None = None, frictions: dict[str, float] | None = None
+) -> Simulation:
     """Simulates a report's scene in memory (no files written; safe in a worker thread).
 
     Args:
         report: report.json's content, with geometry.
-        masses: Object name -> kg, overriding the default density (as ``real2gym verify --mass``).
+        masses: Object name -> kg, overriding the report's (as ``real2gym verify --mass``).
+        frictions: Object name -> sliding friction, overriding the report's.
 
     Raises:
         Real2GymError: The report has no geometry, or the scene cannot be exported.
     """
-    if not masses:
+    if not masses and not frictions:
         geometry, model, record = simulate_report(report)
         return Simulation(report, geometry, model, record)
     geometry = geometry_from_report(report)
+    reported_masses, reported_frictions = physics_from_report(report)
     with tempfile.TemporaryDirectory() as scratch:
         verification = verify_scene(geometry, camera_from_report(report), report["task"],
-                                    report["video"]["fps"], Path(scratch), masses)  # fmt: skip
+                                    report["video"]["fps"], Path(scratch), reported_masses | (masses or {}),
+                                    frictions=reported_frictions | (frictions or {}))  # fmt: skip
     return Simulation(report, geometry, verification.scene, verification.record)
 
 
@@ -223,7 +229,10 @@ def apply_simulation(scene: bpy.types.Scene, simulation: Simulation, guard: Scen
 
 
 def import_simulation(
-    scene: bpy.types.Scene, out_dir: str | Path, masses: dict[str, float] | None = None
+    scene: bpy.types.Scene,
+    out_dir: str | Path,
+    masses: dict[str, float] | None = None,
+    frictions: dict[str, float] | None = None,
 ) -> SimulationImport:
     """Simulates a finished run again and keys its copies in ``scene``.
 
@@ -231,6 +240,7 @@ def import_simulation(
         scene: The scene to build into.
         out_dir: The run's output folder (with report.json).
         masses: Object name -> kg overrides (see :func:`simulate_run`).
+        frictions: Object name -> friction overrides.
 
     Returns:
         What was built.
@@ -239,12 +249,14 @@ def import_simulation(
         Real2GymError: report.json is missing, malformed or has no geometry;
             the scene is as it was.
     """
-    simulation = simulate_run(read_report(out_dir), masses)
+    simulation = simulate_run(read_report(out_dir), masses, frictions)
     with SceneGuard(scene) as guard:
         return apply_simulation(scene, simulation, guard)
 
 
-def start_import(out_dir: str | Path, masses: dict[str, float] | None = None) -> ThreadJob:
+def start_import(
+    out_dir: str | Path, masses: dict[str, float] | None = None, frictions: dict[str, float] | None = None
+) -> ThreadJob:
     """Starts :func:`import_simulation`'s simulation in a worker thread (the GUI).
 
     Returns:
@@ -253,7 +265,7 @@ def start_import(out_dir: str | Path, masses: dict[str, float] | None = None) ->
 
     def work(progress):
         progress.step("simulating the demonstration", 0.1)
-        return simulate_run(read_report(out_dir), masses)
+        return simulate_run(read_report(out_dir), masses, frictions)
 
     def apply(scene, simulation):
         with SceneGuard(scene) as guard:

@@ -19,11 +19,12 @@ import os
 from pathlib import Path
 
 import bpy
+import numpy as np
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
-from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, collision_volume
+from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
 from ..real2gym_addon.reverify import read_report, reverify
 from ..real2gym_addon.verify.checks import IMPACT_LIMIT
 from .jobs import ThreadJob
@@ -74,21 +75,25 @@ def scene_out_dir(scene: bpy.types.Scene, out_dir: str | Path = "") -> Path:
     return Path(folder).resolve()
 
 
-def physics_overrides(scene: bpy.types.Scene, report: dict) -> tuple[dict[str, float], list[str]]:
-    """The masses set in Blender (``object.real2gym``), for the verifier.
+def physics_overrides(
+    scene: bpy.types.Scene, report: dict
+) -> tuple[dict[str, float], dict[str, float], list[str]]:
+    """The masses and frictions set in Blender (``object.real2gym``), for the verifier.
 
     A mass above 0 is taken as it is; otherwise a density other than the
-    default gives density x collision volume.
+    default gives density x collision volume. A friction other than the one
+    the report holds (set there when the scene was built) overrides it.
 
     Args:
         scene: The scene with the reconstructed objects.
         report: The run's report.json content (the objects' shapes).
 
     Returns:
-        ``(object name -> kg, warnings)``; the warnings name settings the verifier cannot use yet.
+        ``(object name -> kg, object name -> friction, warnings)``; the warnings name settings
+        the verifier cannot use (none at present).
     """
     shapes = {entry["name"]: entry for entry in report.get("objects", [])}
-    masses, warnings = {}, []
+    masses, frictions, warnings = {}, {}, []
     objects = sorted(real2gym_objects(scene, "OBJECT"), key=lambda o: o.name != o.real2gym.source_name)
     for obj in objects:
         name, settings = obj.real2gym.source_name, obj.real2gym
@@ -98,15 +103,13 @@ def physics_overrides(scene: bpy.types.Scene, report: dict) -> tuple[dict[str, f
             masses[name] = float(settings.mass)
         elif abs(settings.density - DEFAULT_DENSITY) > 1e-6:
             masses[name] = settings.density * collision_volume(Shape.from_report(shapes[name]))
-        if abs(settings.friction - 1.0) > 1e-6:
-            warnings.append(
-                f"'{obj.name}': friction {settings.friction:g} is not used yet; the verifier uses 1"
-            )
-    return masses, warnings
+        if abs(settings.friction - shapes[name].get("friction", DEFAULT_FRICTION)) > 1e-6:
+            frictions[name] = float(np.clip(settings.friction, *FRICTION_RANGE))
+    return masses, frictions, warnings
 
 
-def _verify(out_dir: Path, masses: dict[str, float]) -> Simulation:
-    report, verification = reverify(out_dir, masses)
+def _verify(out_dir: Path, masses: dict[str, float], frictions: dict[str, float]) -> Simulation:
+    report, verification = reverify(out_dir, masses, frictions=frictions)
     return Simulation(report, geometry_from_report(report), verification.scene, verification.record)
 
 
@@ -135,8 +138,8 @@ def verify_in_scene(scene: bpy.types.Scene, out_dir: str | Path = "") -> Verifie
             report.json and the scene are unchanged.
     """
     folder = scene_out_dir(scene, out_dir)
-    masses, warnings = physics_overrides(scene, read_report(folder))
-    return _apply(scene, _verify(folder, masses), warnings)
+    masses, frictions, warnings = physics_overrides(scene, read_report(folder))
+    return _apply(scene, _verify(folder, masses, frictions), warnings)
 
 
 def start_verify(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
@@ -149,11 +152,11 @@ def start_verify(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
         Real2GymError: No output folder or no usable report; nothing was started.
     """
     folder = scene_out_dir(scene, out_dir)
-    masses, warnings = physics_overrides(scene, read_report(folder))
+    masses, frictions, warnings = physics_overrides(scene, read_report(folder))
 
     def work(progress):
         progress.step("exporting and simulating the scene", 0.1)
-        simulation = _verify(folder, masses)
+        simulation = _verify(folder, masses, frictions)
         progress.step("keying the simulation", 0.9)
         return simulation
 
@@ -169,15 +172,15 @@ def import_scene_simulation(scene: bpy.types.Scene, out_dir: str | Path = "") ->
         Real2GymError: No output folder, no report, or one without geometry; the scene is unchanged.
     """
     folder = scene_out_dir(scene, out_dir)
-    masses, _ = physics_overrides(scene, read_report(folder))
-    return import_simulation(scene, folder, masses)
+    masses, frictions, _ = physics_overrides(scene, read_report(folder))
+    return import_simulation(scene, folder, masses, frictions)
 
 
 def start_scene_import(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
     """Starts :func:`import_scene_simulation`'s simulation in a worker thread (the GUI)."""
     folder = scene_out_dir(scene, out_dir)
-    masses, _ = physics_overrides(scene, read_report(folder))
-    return start_import(folder, masses)
+    masses, frictions, _ = physics_overrides(scene, read_report(folder))
+    return start_import(folder, masses, frictions)
 
 
 @dataclasses.dataclass

@@ -14,9 +14,11 @@ one line and the path of a log file holding the traceback; 130 cancelled
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import errno
 import importlib.util
+import json
 import math
 import os
 import re
@@ -37,6 +39,7 @@ from .fixes.edits import (
     MAX_OFFSET_M,
     SCALE_RANGE,
 )
+from .mjcf.export import FRICTION_RANGE
 from .mjcf.gripper import MAX_OPENING
 from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
 from .pipeline import STAGES, BlendWriter, run_pipeline
@@ -49,6 +52,7 @@ EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 3
 EXIT_CANCELLED = 130
 MAX_JOBS = 64
+JSON_HELP = "print one JSON object (verdict, checks, paths) on stdout; the human lines go to stderr"
 ENVIRONMENT_ERRNOS = (
     *DISK_FULL_ERRNOS,
     errno.EACCES,
@@ -119,6 +123,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         last_stage="segment" if args.command == "segment" else STAGES[-1],
         resegment=getattr(args, "object", None),
         depth_model=getattr(args, "depth_model", None),
+        force=args.force,
     )
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)
@@ -164,8 +169,8 @@ def _repair(out_dir, rounds: int, quiet: bool) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .reverify import reverify
 
-    masses = dict(args.mass or [])
-    report, verification = reverify(args.out_dir, masses)
+    masses, frictions = dict(args.mass or []), dict(args.friction or [])
+    report, verification = reverify(args.out_dir, masses, frictions=frictions)
     _print_verification(report["verification"])
     return 0 if verification.passed else EXIT_NOT_VERIFIED
 
@@ -191,9 +196,95 @@ def _print_verification(verification: dict) -> None:
     state = "PASSED" if verification["passed"] else "FAILED"
     print(f"verification: {state}")
     for name, check in verification["checks"].items():
-        figures = {k: v for k, v in check.items() if k != "passed" and not isinstance(v, (dict, list))}
-        shown = ", ".join(f"{k}={v}" for k, v in list(figures.items())[:4])
-        print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {shown}")
+        print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {check_figures(check)}")
+
+
+def check_figures(check: dict) -> str:
+    """A check's figures in one line: every number, flag and name it reports, nested ones as
+    ``outer.inner``, lists in brackets (``problems=[]`` says that none were found)."""
+
+    def shown(value) -> str:
+        if isinstance(value, float):
+            return f"{value:.4g}"
+        if isinstance(value, (list, tuple)):
+            return "[" + ", ".join(shown(v) for v in value[:6]) + (", ..." if len(value) > 6 else "") + "]"
+        return str(value)
+
+    parts = []
+    for key, value in check.items():
+        if key == "passed":
+            continue
+        if isinstance(value, dict):
+            parts += [f"{key}.{k}={shown(v)}" for k, v in value.items() if not isinstance(v, dict)]
+        else:
+            parts.append(f"{key}={shown(value)}")
+    return ", ".join(parts) or "-"
+
+
+def version_text() -> str:
+    """``real2gym X.Y.Z (MuJoCo A.B.C, Python D.E.F)``: the package's version, or the extension manifest's
+    when the package is not installed (a source checkout, the Blender extension)."""
+    import platform
+
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        ours = version("real2gym")
+    except (ImportError, PackageNotFoundError):
+        import tomllib
+
+        manifest = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
+        try:
+            ours = tomllib.loads(manifest.read_text())["version"]
+        except (OSError, KeyError, ValueError):
+            ours = "unknown"
+    try:
+        import mujoco
+
+        engine = f"MuJoCo {mujoco.__version__}"
+    except ImportError:
+        engine = "MuJoCo not installed"
+    return f"real2gym {ours} ({engine}, Python {platform.python_version()})"
+
+
+def json_result(command: str, code: int, out_dir: Path | str | None, error: str | None = None) -> dict:
+    """The one JSON object ``--json`` prints: the verdict, every check, the output paths, warnings
+    and the frames to review, read back from the run's report.json (see docs/cli.md)."""
+    from .segmentation.quality import flagged_ranges
+
+    verdict = {EXIT_VERIFIED: "done", EXIT_NOT_VERIFIED: "not verified", EXIT_CANCELLED: "cancelled"}.get(
+        code, "error"
+    )
+    result = {"command": command, "exit_code": code, "verdict": verdict, "passed": None, "error": error}
+    report_path = Path(out_dir) / "report.json" if out_dir is not None else None
+    if error is not None or report_path is None or not report_path.is_file():
+        return result
+
+    try:
+        report = json.loads(report_path.read_text())
+    except (OSError, ValueError):
+        return result
+    out = report_path.parent.resolve()
+    verification = report.get("verification")
+    if verification is not None:
+        result["passed"] = bool(verification.get("passed"))
+        result["verdict"] = "verified" if result["passed"] else "not verified"
+        result["checks"] = verification.get("checks", {})
+        result["failed_checks"] = [n for n, c in result["checks"].items() if not c.get("passed")]
+        result["suggestions"] = [s.get("text") for s in verification.get("suggestions") or []]
+    elif code == EXIT_VERIFIED:
+        result["verdict"] = "not simulated"
+    result["paths"] = {"out": str(out), "report": str(report_path.resolve())} | {
+        kind: str(out / path) for kind, path in (report.get("artifacts") or {}).items()
+    }
+    result["warnings"] = report.get("warnings") or []
+    result["review"] = [
+        {"object": entry["name"], "frames": [[a, b, why] for a, b, why in flagged_ranges(entry["frames"])]}
+        for entry in (report.get("segmentation") or {}).get("objects", [])
+        if flagged_ranges(entry["frames"])
+    ]
+    result["edit_log"] = len(report.get("edit_log") or [])
+    return result
 
 
 def _number_in(low: float, high: float, what: str = "a number") -> Callable[[str], float]:
@@ -261,6 +352,14 @@ def _mass(text: str) -> tuple[str, float]:
     if not sign or not name:
         raise argparse.ArgumentTypeError(f"wants NAME=KG, got {text!r}")
     return name, _number_in(0.001, 1000.0, "a mass in kg")(value)
+
+
+def _friction(text: str) -> tuple[str, float]:
+    """An argparse type: ``NAME=F`` with a sliding friction in :data:`FRICTION_RANGE`."""
+    name, sign, value = text.partition("=")
+    if not sign or not name:
+        raise argparse.ArgumentTypeError(f"wants NAME=FRICTION, got {text!r}")
+    return name, _number_in(*FRICTION_RANGE, "a sliding friction")(value)
 
 
 def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
@@ -378,9 +477,13 @@ def _cmd_fix(args: argparse.Namespace) -> int:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import render_comparison
+    from .video_out import h264_available
 
     progress = Progress(None if args.quiet else _ProgressBar())
     artifacts = render_comparison(args.out_dir, progress=progress)
+    if not h264_available():
+        print("real2gym: note: PyAV is not installed, so the video is MPEG-4 part 2 (mp4v), which browsers do "
+              "not play; 'pip install av' writes H.264", file=sys.stderr)  # fmt: skip
     for name, path in artifacts.items():
         print(f"{name}: {Path(args.out_dir).resolve() / path}")
     return 0
@@ -434,6 +537,9 @@ def _add_common(command: argparse.ArgumentParser) -> None:
     command.add_argument("--sam2-config", default="sam2.1_hiera_t", metavar="NAME", help="SAM2 config name")
     command.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="device for SAM2")
     command.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    command.add_argument("--force", action="store_true",
+                         help="replace an earlier run in --out even if its report logs fixes")  # fmt: skip
+    command.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -442,6 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="real2gym",
         description="Turn a manipulation video into a physically verified MuJoCo scene.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run the whole pipeline on a demo folder")
     _add_common(run)
@@ -468,12 +575,21 @@ def build_parser() -> argparse.ArgumentParser:
     segment.set_defaults(handler=_cmd_run, no_blend=True)
     verify = commands.add_parser("verify", help="export and simulate a finished run again (after edits)")
     verify.add_argument("out_dir", help="an output folder with report.json")
+    verify.add_argument("--json", action="store_true", help=JSON_HELP)
     verify.add_argument(
-        "--mass", action="append", type=_mass, metavar="NAME=KG", help="override an object's mass"
+        "--mass",
+        action="append",
+        type=_mass,
+        metavar="NAME=KG",
+        help="override an object's mass for this verification",
     )
+    verify.add_argument("--friction", action="append", type=_friction, metavar="NAME=F",
+                        help=f"set an object's sliding friction ({FRICTION_RANGE[0]:g} to {FRICTION_RANGE[1]:g}; "
+                             "kept in report.json for later runs)")  # fmt: skip
     verify.set_defaults(handler=_cmd_verify)
     fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
     fix.add_argument("out_dir", help="an output folder with report.json")
+    fix.add_argument("--json", action="store_true", help=JSON_HELP)
     fix.add_argument("--object", help="the object to fix (its name in prompts.json)")
     scale_range = f"{SCALE_RANGE[0]:g} to {SCALE_RANGE[1]:g}"
     fix.add_argument("--rim-scale", type=_number_in(*SCALE_RANGE), metavar="F",
@@ -601,42 +717,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:  # not the main thread (tests, embedding): no SIGTERM handling
         previous = None
     try:
-        return args.handler(args)
-    except (Cancelled, KeyboardInterrupt):
-        print("real2gym: cancelled; nothing was written", file=sys.stderr)
-        return EXIT_CANCELLED
-    except Real2GymError as e:
-        print(f"real2gym: error: {e}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except OSError as e:
-        if e.errno not in ENVIRONMENT_ERRNOS:
-            return _internal_error(e)
-        place = e.filename or getattr(args, "out", None) or getattr(args, "out_dir", None)
-        where = f": {place}" if place else ""
-        if e.errno in DISK_FULL_ERRNOS:
-            print(
-                f"real2gym: error: no space left on device{where}; free some space and run again",
-                file=sys.stderr,
-            )
-        else:
-            print(f"real2gym: error: {e.strerror}{where}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except MemoryError:
-        print("real2gym: error: out of memory; try a shorter or smaller video", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except Exception as e:  # a bug: one line, the traceback in a log file, exit 3
-        return _internal_error(e)
+        if not getattr(args, "json", False):
+            return _dispatch(args, [])
+        errors: list[str] = []
+        with contextlib.redirect_stdout(sys.stderr):  # the human lines; stdout holds only the JSON
+            code = _dispatch(args, errors)
+        out_dir = getattr(args, "out", None) or getattr(args, "out_dir", None)
+        result = json_result(args.command, code, out_dir, errors[-1] if errors else None)
+        print(json.dumps(result, indent=1))
+        return code
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _internal_error(error: BaseException) -> int:
+def _dispatch(args: argparse.Namespace, errors: list[str]) -> int:
+    """Runs the command's handler; every failure becomes one line on stderr (also kept in
+    ``errors``) and its exit code."""
+
+    def fail(text: str, code: int) -> int:
+        errors.append(text)
+        print(f"real2gym: {text}", file=sys.stderr)
+        return code
+
+    try:
+        return args.handler(args)
+    except (Cancelled, KeyboardInterrupt):
+        return fail("cancelled; nothing was written", EXIT_CANCELLED)
+    except Real2GymError as e:
+        return fail(f"error: {e}", EXIT_USER_ERROR)
+    except OSError as e:
+        if e.errno not in ENVIRONMENT_ERRNOS:
+            return _internal_error(e, errors)
+        place = e.filename or getattr(args, "out", None) or getattr(args, "out_dir", None)
+        where = f": {place}" if place else ""
+        if e.errno in DISK_FULL_ERRNOS:
+            return fail(
+                f"error: no space left on device{where}; free some space and run again", EXIT_USER_ERROR
+            )
+        return fail(f"error: {e.strerror}{where}", EXIT_USER_ERROR)
+    except MemoryError:
+        return fail("error: out of memory; try a shorter or smaller video", EXIT_USER_ERROR)
+    except Exception as e:  # a bug: one line, the traceback in a log file, exit 3
+        return _internal_error(e, errors)
+
+
+def _internal_error(error: BaseException, errors: list[str] | None = None) -> int:
     log = _crash_log(error)
     where = f"; the details are in {log}" if log else ""
-    print(
-        f"real2gym: internal error: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-        f"{where} (please report it)",
-        file=sys.stderr,
+    text = (
+        f"internal error: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        f"{where} (please report it)"
     )
+    if errors is not None:
+        errors.append(text)
+    print(f"real2gym: {text}", file=sys.stderr)
     return EXIT_INTERNAL_ERROR

@@ -157,8 +157,22 @@ class OutputFolder:
             except OSError:
                 break
 
-    def commit(self) -> None:
-        """Moves the staged files into the output folder, report.json last."""
+    def commit(self, stale: tuple[str, ...] = ()) -> None:
+        """Moves the staged files into the output folder, report.json last.
+
+        Args:
+            stale: Names an earlier run may have left in the output folder; those this
+                commit does not bring are removed (nothing else of the folder is touched).
+        """
+        staged = {entry.name for entry in self.staging.iterdir()}
+        for name in stale:
+            old = self.path / name
+            if name in staged or not (old.exists() or old.is_symlink()):
+                continue
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
         entries = sorted(self.staging.iterdir(), key=lambda p: p.name == "report.json")
         for entry in entries:
             target = self.path / entry.name

@@ -20,17 +20,19 @@ to run the pipeline again.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from .demo import Demo, load_demo
-from .errors import WarningLog
+from .errors import OutputError, WarningLog
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.known_size import require_metric_scale
 from .geometry.mono_depth import MonoDepth, estimate_depth_folder
 from .geometry.stage import run_geometry
+from .physics import record_frictions
 from .progress import Progress
 from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
@@ -47,6 +49,9 @@ BLEND_NAME = "scene.blend"
 MASKS_NAME = MASKS_DIR
 MJCF_NAME = "mjcf"
 DEPTH_NAME = "depth_estimated"
+RUN_OUTPUTS = (REPORT_NAME, BLEND_NAME, MASKS_NAME, MJCF_NAME, DEPTH_NAME, "compare", "masks_overlay")
+"""What runs and the commands after them write into an output folder: a new run replaces them all, so
+nothing of an earlier run (an old comparison video) is left beside its result."""
 """The output folder's depth estimated by a monocular model, one PNG per frame (millimetres)."""
 STAGES = ("load", "segment", "geometry", "verify")
 """The stages in order; a run may stop after any of them (``real2gym segment`` stops after ``segment``)."""
@@ -64,6 +69,8 @@ class PipelineRun:
         resegment: The name of one object to segment again, keeping the others' masks from
             the earlier run in ``out_dir`` (``last_stage`` must be ``"segment"``); None to
             segment every object.
+        force: Replace an earlier run whose report holds logged fixes (refused otherwise:
+            the artist's edits would be lost).
         depth_model: A monocular metric depth checkpoint folder
             (:mod:`~real2gym_addon.geometry.mono_depth`) that gives an RGB-only demo its depth;
             None to use none. A demo with depth/ keeps its own.
@@ -78,6 +85,7 @@ class PipelineRun:
         last_stage: str = STAGES[-1],
         resegment: str | None = None,
         depth_model: str | None = None,
+        force: bool = False,
     ) -> None:
         if last_stage not in STAGES:
             raise ValueError(f"unknown stage {last_stage!r}")
@@ -90,6 +98,7 @@ class PipelineRun:
         self.last_stage = last_stage
         self.resegment = resegment
         self.depth_model = depth_model
+        self.force = force
         self.log = WarningLog()
         self._kept_warnings: list[dict[str, str]] = []
         self.scene: SceneDescription | None = None
@@ -120,6 +129,8 @@ class PipelineRun:
             require_metric_scale(demo)  # before segmenting, and before the output folder is touched
         if self.resegment is not None:
             object_index(demo, self.resegment)  # an unknown object is refused before anything is touched
+        if not self.force:
+            refuse_to_lose_fixes(self.out_dir)
         segmenter = make_segmenter(self.segmentation)
         scene = SceneDescription.from_demo(demo)
         self._output = OutputFolder(self.out_dir)
@@ -160,6 +171,7 @@ class PipelineRun:
             geometry, demo.camera, scene.task, demo.video.fps, self._output.staging / MJCF_NAME
         )
         scene.verification = verification.to_report(f"{MJCF_NAME}/scene.xml")
+        record_frictions({"objects": scene.objects}, {})
         scene.artifacts["mjcf"] = f"{MJCF_NAME}/scene.xml"
         scene.stages["verify"] = time.perf_counter() - started
         self.verification = verification
@@ -215,7 +227,8 @@ class PipelineRun:
         if "verification" in report:
             report["verification"]["suggestions"] = suggest_fixes(report)
         write_json_atomic(staging / REPORT_NAME, report)
-        self._output.commit()
+        keep = () if self.resegment is None else (MASKS_NAME,)  # one object again: the others' masks stay
+        self._output.commit(stale=tuple(n for n in RUN_OUTPUTS if n not in keep))
         self.progress.step("done", 1.0)
         return self._output.path / REPORT_NAME
 
@@ -223,6 +236,25 @@ class PipelineRun:
         """Discards everything this run staged; the output folder keeps its earlier content."""
         if self._output is not None:
             self._output.discard()
+
+
+def refuse_to_lose_fixes(out_dir: Path | str) -> None:
+    """Refuses to run into a folder whose report.json logs fixes (an artist's work).
+
+    Raises:
+        OutputError: It does; the message names the fixes and ``--force``.
+    """
+    path = Path(out_dir) / REPORT_NAME
+    try:
+        log = json.loads(path.read_text()).get("edit_log") or []
+    except (OSError, ValueError, AttributeError):
+        return  # no readable earlier report: nothing to lose
+    if log:
+        kinds = ", ".join(sorted({str(entry.get("kind", "?")) for entry in log if isinstance(entry, dict)}))
+        raise OutputError(
+            f"{path} logs {len(log)} fix(es) ({kinds}); a new run into {Path(out_dir)} would replace them. "
+            "Choose another output folder, or pass --force to replace that run"
+        )
 
 
 def run_pipeline(
@@ -234,6 +266,7 @@ def run_pipeline(
     last_stage: str = STAGES[-1],
     resegment: str | None = None,
     depth_model: str | None = None,
+    force: bool = False,
 ) -> PipelineRun:
     """Runs the whole pipeline synchronously (command line, ``blender -b``, tests).
 
@@ -246,6 +279,7 @@ def run_pipeline(
         last_stage: The last stage to run, one of :data:`STAGES`.
         resegment: One object to segment again, keeping the others' masks (see :class:`PipelineRun`).
         depth_model: A monocular metric depth checkpoint for an RGB-only demo (see :class:`PipelineRun`).
+        force: Replace an earlier run that holds logged fixes (see :class:`PipelineRun`).
 
     Returns:
         The finished run; its ``scene`` and ``log`` hold the result and warnings.
@@ -254,7 +288,7 @@ def run_pipeline(
         Real2GymError: Bad input, an unwritable output folder, or cancellation;
             nothing is written then.
     """
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model)
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model, force)
     try:
         run.analyse()
         run.finish(write_blend)

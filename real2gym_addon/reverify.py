@@ -17,6 +17,7 @@ from .errors import OutputError, Real2GymError
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
+from .physics import physics_from_report, record_frictions
 from .pipeline import MJCF_NAME, REPORT_NAME
 from .report_check import check_report
 from .verify.run import Verification, verify_scene
@@ -51,8 +52,12 @@ def reverify(
     masses: dict[str, float] | None = None,
     edit: Callable[[dict], object] | None = None,
     verify: bool = True,
+    frictions: dict[str, float] | None = None,
 ) -> tuple[dict, Verification | None]:
     """Exports and simulates the scene of a finished run again and updates its report.
+
+    The physics is the report's (:func:`~.physics.physics_from_report`) with ``masses``
+    and ``frictions`` over it; the frictions used are written back.
 
     Args:
         out_dir: The run's output folder.
@@ -60,6 +65,7 @@ def reverify(
         edit: Changes the report (fixes) before verifying; nothing is written if it raises.
         verify: False to only write the edited report (no simulation); its
             ``verification`` is then marked ``"stale": true`` until verified again.
+        frictions: Object name -> sliding friction overrides.
 
     Returns:
         The updated report and the verification (None when ``verify`` is False).
@@ -75,16 +81,21 @@ def reverify(
             write_json_atomic(output.staging / REPORT_NAME, report)
         return report, None
     geometry = geometry_from_report(report)
-    unknown = set(masses or {}) - {o.name for o in geometry.objects}
-    if unknown:
-        raise Real2GymError(f"--mass names unknown objects: {', '.join(sorted(unknown))}")
+    for what, given in (("--mass", masses), ("--friction", frictions)):
+        unknown = set(given or {}) - {o.name for o in geometry.objects}
+        if unknown:
+            raise Real2GymError(f"{what} names unknown objects: {', '.join(sorted(unknown))}")
+    reported_masses, reported_frictions = physics_from_report(report)
+    masses = reported_masses | (masses or {})
+    frictions = reported_frictions | (frictions or {})
     output = OutputFolder(out_dir)
     try:
         started = time.perf_counter()
         verification = verify_scene(
             geometry, camera_from_report(report), report["task"], report["video"]["fps"],
-            output.staging / MJCF_NAME, masses,
+            output.staging / MJCF_NAME, masses, frictions=frictions,
         )  # fmt: skip
+        record_frictions(report, frictions)
         report["verification"] = verification.to_report(f"{MJCF_NAME}/scene.xml")
         report["verification"]["suggestions"] = suggest_fixes(report)
         report.setdefault("artifacts", {})["mjcf"] = f"{MJCF_NAME}/scene.xml"
@@ -113,9 +124,10 @@ def simulate_report(report: dict) -> tuple:
     geometry = geometry_from_report(report)
     trajectory = geometry.gripper
     pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
+    masses, frictions = physics_from_report(report)
     with tempfile.TemporaryDirectory() as scratch:
-        scene = build_scene(objects_at_frame(geometry), geometry.table.extent_world, geometry.world_from_camera,
-                            camera_from_report(report), pose, Path(scratch))  # fmt: skip
+        scene = build_scene(objects_at_frame(geometry, 0, masses, frictions), geometry.table.extent_world,
+                            geometry.world_from_camera, camera_from_report(report), pose, Path(scratch))  # fmt: skip
     record = simulate(
         scene.model, scene.name_map, trajectory, report["video"]["fps"], report["video"]["frames"]
     )

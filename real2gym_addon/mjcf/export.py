@@ -30,6 +30,15 @@ from .gripper import GripperSpec, add_gripper
 
 DEFAULT_DENSITY = 600.0
 """kg/m3 for objects without a mass: wood and most plastics."""
+DEFAULT_FRICTION = 1.0
+"""Sliding friction of an object whose friction is not set (wood, plastic or ceramic on wood: 0.3-0.7
+dry; 1 errs towards holding, as the gripper's pads do)."""
+FRICTION_RANGE = (0.01, 5.0)
+"""Sliding friction accepted from a report, Blender or the command line."""
+OBJECT_PRIORITY = 1
+"""An object's geoms outrank the table's (0), so its friction is that of its contacts with the table;
+the gripper's (2) outrank both, so its pads keep the friction that holds objects. Between two objects
+MuJoCo takes the higher friction."""
 TIMESTEP = 0.002
 START_CLEARANCE = 0.0005
 """Objects start this far (m) above their support, so nothing starts interpenetrating."""
@@ -55,7 +64,8 @@ class SceneObject:
         yaw: Initial rotation about world z (radians).
         mass: kg, or None to use ``density``.
         density: kg/m3 when ``mass`` is None.
-        friction: Sliding friction.
+        friction: Sliding friction of its contacts with the table and (the higher of the two)
+            other objects; the gripper's pads use their own.
     """
 
     name: str
@@ -65,7 +75,7 @@ class SceneObject:
     yaw: float
     mass: float | None = None
     density: float = DEFAULT_DENSITY
-    friction: float = 1.0
+    friction: float = DEFAULT_FRICTION
 
 
 @dataclasses.dataclass
@@ -129,16 +139,16 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
         hull_name = f"{body_name}_collision_hull_{index}"
         spec.add_mesh(name=hull_name, uservert=np.asarray(hull, float).ravel().tolist())
         body.add_geom(name=hull_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=hull_name, density=density,
-                      friction=[obj.friction, 0.005, 0.0001], group=3, solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP,
+                      friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP,
                       rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     if shape.collision == "hull":
         body.add_geom(name=f"{body_name}_collision_hull", type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name,
-                      density=density, friction=[obj.friction, 0.005, 0.0001], group=3, solref=CONTACT_SOLREF,
+                      density=density, friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     for index, piece in enumerate(pieces):
         kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == "box" else mujoco.mjtGeom.mjGEOM_CYLINDER
         body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),
-                      quat=_piece_quat(piece), density=density, friction=[obj.friction, 0.005, 0.0001],
+                      quat=_piece_quat(piece), density=density, friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY,
                       condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
 
@@ -259,14 +269,19 @@ RESTING_SNAP = 0.015
 """An object whose bottom is within this distance (m) of the table at the start is put exactly on it."""
 
 
-def objects_at_frame(geometry, frame: int = 0, masses: dict[str, float] | None = None) -> list[SceneObject]:
+def objects_at_frame(
+    geometry,
+    frame: int = 0,
+    masses: dict[str, float] | None = None,
+    frictions: dict[str, float] | None = None,
+) -> list[SceneObject]:
     """The geometry stage's objects at a video frame, ready to export.
 
     Objects resting on the table (bottom within :data:`RESTING_SNAP` of it) are
     put exactly on it: the video-derived height has millimetres of noise, and
     an object that starts inside the table would be thrown out of it.
     """
-    masses = masses or {}
+    masses, frictions = masses or {}, frictions or {}
     objects = []
     for o in geometry.objects:
         position = o.motion.positions[frame].copy()
@@ -274,7 +289,8 @@ def objects_at_frame(geometry, frame: int = 0, masses: dict[str, float] | None =
         if abs(position[2] - half) < RESTING_SNAP:
             position[2] = half
         objects.append(SceneObject(o.name, o.role, o.fitted.shape, position, float(o.motion.yaws[frame]),
-                                   mass=masses.get(o.name)))  # fmt: skip
+                                   mass=masses.get(o.name),
+                                   friction=frictions.get(o.name, DEFAULT_FRICTION)))  # fmt: skip
     return objects
 
 

@@ -54,6 +54,10 @@ class GripperSpec:
     mass: float = 0.73
 
 
+GRIPPER_PRIORITY = 2
+"""The gripper's geoms outrank the objects' (1) and the table's (0): their own friction (rubber pads,
+bare metal shells) rules every contact they make."""
+
 NAMES = {
     "target": "gripper_target",
     "hand": "gripper",
@@ -89,7 +93,7 @@ def add_gripper(
     palm_z = -(finger_length - FINGERTIP_BELOW + g.palm_size[2] / 2)
     hand.add_geom(name="gripper_palm", type=mujoco.mjtGeom.mjGEOM_BOX, size=np.array(g.palm_size) / 2,
                   pos=[0, 0, palm_z], mass=g.mass * 0.8, rgba=[0.85, 0.85, 0.88, 1], group=1,
-                  friction=[g.shell_friction, 0.005, 0.0001], priority=1)  # fmt: skip
+                  friction=[g.shell_friction, 0.005, 0.0001], priority=GRIPPER_PRIORITY)  # fmt: skip
     for side, sign in (("left", 1.0), ("right", -1.0)):
         finger = hand.add_body(name=NAMES[side], pos=[0, 0, 0], gravcomp=1.0)
         finger.add_joint(name=NAMES[f"{side}_joint"], type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, sign, 0],
@@ -103,12 +107,12 @@ def add_gripper(
         finger.add_geom(name=NAMES[f"{side}_pad"], type=mujoco.mjtGeom.mjGEOM_BOX,
                         size=[width / 2, pad / 2, length / 2], pos=[0, sign * pad / 2, centre_z],
                         mass=g.mass * 0.1 * pad / thickness, friction=[g.pad_friction, 0.02, 0.001], condim=4,
-                        rgba=[0.2, 0.2, 0.22, 1], group=1, priority=1,
+                        rgba=[0.2, 0.2, 0.22, 1], group=1, priority=GRIPPER_PRIORITY,
                         solref=[0.004, 1.0], solimp=[0.95, 0.99, 0.001, 0.5, 2])  # fmt: skip
         finger.add_geom(name=f"finger_{side}_shell", type=mujoco.mjtGeom.mjGEOM_BOX,
                         size=[width / 2, shell / 2, length / 2], pos=[0, sign * (pad + shell / 2), centre_z],
                         mass=g.mass * 0.1 * shell / thickness, friction=[g.shell_friction, 0.005, 0.0001],
-                        rgba=[0.55, 0.55, 0.58, 1], group=1, priority=1)  # fmt: skip
+                        rgba=[0.55, 0.55, 0.58, 1], group=1, priority=GRIPPER_PRIORITY)  # fmt: skip
         actuator = spec.add_actuator(name=NAMES[f"{side}_actuator"], target=NAMES[f"{side}_joint"],
                                      trntype=mujoco.mjtTrn.mjTRN_JOINT)  # fmt: skip
         actuator.set_to_position(kp=g.finger_gain, kv=0.0)

@@ -17,7 +17,7 @@ from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel, build_scene, objects_at_frame, write_mjcf
 from ..mjcf.gripper import GripperSpec
 from . import checks
-from .simulate import SimulationRecord, simulate
+from .simulate import SimulationRecord, simulate, step_targets
 
 
 @dataclasses.dataclass
@@ -69,6 +69,7 @@ def verify_scene(
     folder: Path,
     masses: dict[str, float] | None = None,
     gripper: GripperSpec | None = None,
+    frictions: dict[str, float] | None = None,
 ) -> Verification:
     """Exports the scene to ``folder`` (scene.xml + assets), simulates the demo, checks it.
 
@@ -80,6 +81,7 @@ def verify_scene(
         folder: The MJCF folder to write.
         masses: Object name -> kg, overriding the default density.
         gripper: Gripper dimensions; Franka Hand when None.
+        frictions: Object name -> sliding friction (:data:`~..mjcf.export.DEFAULT_FRICTION` otherwise).
 
     Returns:
         The verification; ``passed`` is all checks.
@@ -88,14 +90,15 @@ def verify_scene(
     trajectory = geometry.gripper
     _check_trajectory(trajectory, task, fps)
     pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
-    objects = objects_at_frame(geometry, 0, masses)
+    objects = objects_at_frame(geometry, 0, masses, frictions)
     scene = build_scene(
         objects, geometry.table.extent_world, geometry.world_from_camera, camera, pose, folder, gripper
     )
-    path = write_mjcf(scene, folder)
     exported = time.perf_counter() - started
     frames = len(geometry.objects[0].motion.positions) if geometry.objects else 0
     record = simulate(scene.model, scene.name_map, trajectory, fps, frames)
+    add_replay_keys(scene, record, trajectory, fps, geometry.keyframes)
+    path = write_mjcf(scene, folder)
     results: dict[str, dict] = {}
     if record.diverged_frame is not None:
         results["simulation_stable"] = {
@@ -117,6 +120,47 @@ def verify_scene(
     passed = all(bool(r["passed"]) for r in results.values())
     timing = {"export": exported, "simulate": record.wall_s}
     return Verification(passed, _json_ready(results), record, scene, path, timing)
+
+
+MAX_REPLAY_KEYS = 3000
+"""At most this many per-frame keys go into scene.xml (a longer video keeps every n-th frame)."""
+
+
+def add_replay_keys(scene: SceneModel, record: SimulationRecord, trajectory, fps: float, keyframes) -> None:
+    """Adds the simulated demo to the exported model as ``<key>`` states.
+
+    One key per video frame (``frame_0000`` ...; every n-th past :data:`MAX_REPLAY_KEYS`)
+    and one per interaction keyframe (``grasp``, ``lift``, ``contact``, ``release``,
+    with the object's name after a second one of the same event): ``time``, ``qpos``
+    of the simulation at that frame, and with a gripper its mocap target (``mpos``,
+    ``mquat``) and finger commands (``ctrl``), so that MuJoCo's viewer shows any state
+    and stepping from a key with its ``ctrl`` and ``mpos`` replays the demo
+    (``real2gym view``; docs/data-contract.md). Frames after a divergence get none.
+    """
+    model = scene.model
+    last = record.frames if record.diverged_frame is None else record.diverged_frame
+    if last <= 0:
+        return
+    stride = max(1, int(np.ceil(last / MAX_REPLAY_KEYS)))
+    chosen = {f"frame_{frame:04d}": frame for frame in range(0, last, stride)}
+    for keyframe in keyframes or []:
+        frame = int(keyframe["frame"])
+        if frame < last:
+            name = str(keyframe["event"])
+            if name in chosen:
+                name = f"{name}_{keyframe.get('object', frame)}"
+            chosen.setdefault(name, frame)
+    frames = np.array(list(chosen.values()))
+    if trajectory is not None:
+        positions, quaternions, commands = step_targets(trajectory, fps, frames / fps)
+    for index, (name, frame) in enumerate(chosen.items()):
+        key = scene.spec.add_key()
+        key.name, key.time = name, float(frame / fps)
+        key.qpos = record.qpos[frame].tolist()
+        if trajectory is not None and model.nmocap:
+            key.mpos = positions[index].tolist()
+            key.mquat = quaternions[index].tolist()
+            key.ctrl = [float(commands[index])] * model.nu
 
 
 MAX_GRIPPER_SPEED = 10.0

@@ -87,7 +87,8 @@ class SimulationRecord:
     wall_s: float = 0.0
 
 
-def _step_targets(trajectory: GripperTrajectory, fps: float, times: np.ndarray):
+def step_targets(trajectory: GripperTrajectory, fps: float, times: np.ndarray):
+    """The gripper's mocap position, quaternion ``[w, x, y, z]`` and finger command at ``times`` (s)."""
     frames = np.arange(len(trajectory.positions)) / fps
     t = np.clip(times, 0.0, frames[-1])
     positions = np.stack([np.interp(t, frames, trajectory.positions[:, a]) for a in range(3)], axis=1)
@@ -122,7 +123,7 @@ class _Run:
         self.step_count = self.pre_steps + total_steps
         if trajectory is not None:
             times = np.r_[np.zeros(self.pre_steps), np.arange(total_steps) * dt]
-            self.targets, self.target_quats, self.commands = _step_targets(trajectory, fps, times)
+            self.targets, self.target_quats, self.commands = step_targets(trajectory, fps, times)
             self.mocap = model.body(NAMES["target"]).mocapid[0]
             self.actuators = [
                 model.actuator(NAMES["left_actuator"]).id,

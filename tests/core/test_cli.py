@@ -117,3 +117,60 @@ def test_progress_reaches_the_end(tiny_demo: Path, tmp_path: Path) -> None:
     )
     fractions = [f for _, f in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_version_names_the_package_and_mujoco(capsys) -> None:
+    assert main(["--version"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("real2gym 0.") and "MuJoCo 4." in line and "Python 3." in line
+
+
+def test_json_prints_one_object_and_the_human_lines_go_to_stderr(
+    tiny_demo: Path, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "out"
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q", "--json"]) == 0
+    printed = capsys.readouterr()
+    result = json.loads(printed.out)
+    assert result["exit_code"] == 0 and result["command"] == "segment" and result["error"] is None
+    assert result["verdict"] == "not simulated" and result["passed"] is None
+    assert result["paths"]["report"] == str((out / "report.json").resolve())
+    assert result["paths"]["masks"] == str((out / "masks").resolve())
+    assert "report:" in printed.err
+
+
+def test_json_on_bad_input_carries_the_error(tiny_demo: Path, tmp_path: Path, capsys) -> None:
+    (tiny_demo / "prompts.json").write_text("{")
+    assert main(["segment", str(tiny_demo), "--out", str(tmp_path / "out"), "--json"]) == 2
+    result = json.loads(capsys.readouterr().out)
+    assert result["exit_code"] == 2 and result["verdict"] == "error"
+    assert "prompts.json" in result["error"]
+
+
+def test_a_run_over_logged_fixes_is_refused_without_force(tiny_demo: Path, tmp_path: Path, capsys) -> None:
+    """An artist's fixes live in report.json's edit_log: a new run would silently drop them."""
+    out = tmp_path / "out"
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    report["edit_log"] = [{"kind": "rim_scale", "object": "cup", "args": {"factor": 1.05}}]
+    (out / "report.json").write_text(json.dumps(report))
+    before = (out / "report.json").read_bytes()
+    capsys.readouterr()
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "1 fix(es) (rim_scale)" in err and "--force" in err and err.count("\n") == 1
+    assert (out / "report.json").read_bytes() == before
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q", "--force"]) == 0
+    assert "edit_log" not in json.loads((out / "report.json").read_text())
+
+
+def test_a_new_run_leaves_nothing_of_the_old_one(tiny_demo: Path, tmp_path: Path) -> None:
+    """An old comparison video beside a new report would show another run; the user's own files stay."""
+    out = tmp_path / "out"
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 0
+    (out / "compare").mkdir()
+    (out / "compare" / "comparison.mp4").write_bytes(b"old")
+    (out / "scene.blend").write_bytes(b"old")
+    (out / "notes.txt").write_text("mine")
+    assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["masks", "notes.txt", "report.json"]

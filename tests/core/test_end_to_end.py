@@ -50,6 +50,47 @@ def test_verify_again_after_an_edit(finished_run: Path, tmp_path: Path) -> None:
     assert not checks["task_success"]["passed"]
 
 
+def test_friction_reaches_the_mjcf_and_stays_in_the_report(
+    finished_run: Path, tmp_path: Path, capsys
+) -> None:
+    """A run records the friction it verified with; an edit in report.json or --friction changes the
+    next verification's MJCF, where the object's friction rules its contacts with the table."""
+    import mujoco
+
+    out = Path(shutil.copytree(finished_run, tmp_path / "friction"))
+    report = json.loads((out / "report.json").read_text())
+    assert {o["name"]: o["friction"] for o in report["objects"]} == {"block": 1.0, "cup": 1.0}
+    cup = next(o for o in report["objects"] if o["name"] == "cup")
+    cup["friction"] = 0.35
+    (out / "report.json").write_text(json.dumps(report))
+    assert main(["verify", str(out), "--friction", "block=0.6"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert {o["name"]: o["friction"] for o in report["objects"]} == {"block": 0.6, "cup": 0.35}
+    model = mujoco.MjModel.from_xml_path(str(out / report["artifacts"]["mjcf"]))
+    for name, friction in (("block", 0.6), ("cup", 0.35)):
+        body = model.body(report["verification"]["name_map"][name]).id
+        collision = [g for g in range(model.ngeom) if model.geom_bodyid[g] == body and model.geom_contype[g]]
+        assert collision and all(model.geom_friction[g][0] == pytest.approx(friction) for g in collision)
+        assert all(model.geom_priority[g] > model.geom_priority[model.geom("table").id] for g in collision)
+    pads = [model.geom(f"finger_{side}_pad").id for side in ("left", "right")]
+    assert all(model.geom_priority[p] > model.geom_priority[collision[0]] for p in pads)
+    # The cup standing on the table touches it with the cup's friction, not the table's 1.
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    mujoco.mj_step(model, data, 50)
+    cup_body = model.body(report["verification"]["name_map"]["cup"]).id
+    table = model.geom("table").id
+    frictions = [data.contact.friction[i][0] for i in range(data.ncon)
+                 if table in data.contact.geom[i] and cup_body in model.geom_bodyid[data.contact.geom[i]]]  # fmt: skip
+    assert frictions and all(f == pytest.approx(0.35) for f in frictions)
+    # A friction out of range in the report is named, with its object.
+    report["objects"][0]["friction"] = -1
+    (out / "report.json").write_text(json.dumps(report))
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 2
+    assert "object 'block': friction must be a number from 0.01 to 5" in capsys.readouterr().err
+
+
 def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> None:
     out = Path(shutil.copytree(finished_run, tmp_path / "compare"))
     assert main(["compare", str(out), "-q"]) == 0

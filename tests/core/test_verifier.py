@@ -71,6 +71,41 @@ def test_the_demo_verifies(demo_and_geometry, tmp_path: Path) -> None:
     ).is_file()
 
 
+def test_scene_xml_carries_the_simulated_demo_as_keys(demo_and_geometry, tmp_path: Path) -> None:
+    """MuJoCo's own viewer, or a few lines of Python, can show any frame of the verified run and replay it
+    from scene.xml alone: a key per frame and per interaction keyframe, with the gripper's targets."""
+    import mujoco
+
+    demo, geometry = demo_and_geometry
+    result = _verify(demo, geometry, tmp_path / "mjcf")
+    model = mujoco.MjModel.from_xml_path(str(result.mjcf_path))
+    names = [model.key(i).name for i in range(model.nkey)]
+    frames = len(geometry.objects[0].motion.positions)
+    assert names[:frames] == [f"frame_{f:04d}" for f in range(frames)]
+    events = {k["event"]: k["frame"] for k in geometry.keyframes}
+    assert {"grasp", "lift", "release"} <= set(events) and set(events) <= set(names[frames:])
+    data = mujoco.MjData(model)
+    grasp = events["grasp"]
+    mujoco.mj_resetDataKeyframe(model, data, model.key("grasp").id)
+    assert data.time == pytest.approx(grasp / demo.video.fps)
+    np.testing.assert_allclose(data.qpos, result.record.qpos[grasp], atol=1e-5)  # XML keeps 7 digits
+    np.testing.assert_allclose(data.mocap_pos[0], geometry.gripper.positions[grasp], atol=1e-5)
+    # Stepping from the lift key with the next frame's targets carries the block up as in the run.
+    lift = events["lift"]
+    mujoco.mj_resetDataKeyframe(model, data, model.key("lift").id)
+    block = model.body(result.scene.name_map["block"]).id
+    later = model.key(f"frame_{lift + 10:04d}")
+    for frame in range(lift, lift + 10):
+        key = model.key(f"frame_{frame + 1:04d}")
+        data.mocap_pos[:], data.mocap_quat[:], data.ctrl[:] = key.mpos, key.mquat, key.ctrl
+        mujoco.mj_step(model, data, int(round(1 / (demo.video.fps * model.opt.timestep))))
+    mujoco.mj_forward(model, data)
+    replayed = data.xpos[block].copy()
+    data.qpos[:] = later.qpos
+    mujoco.mj_forward(model, data)
+    assert np.linalg.norm(replayed - data.xpos[block]) < 0.01
+
+
 def test_a_cup_narrower_than_the_block_fails_the_task(demo_and_geometry, tmp_path: Path) -> None:
     demo, geometry = demo_and_geometry
     narrow = copy.deepcopy(geometry)

@@ -1,0 +1,56 @@
+"""The physics a report sets for its objects: masses and frictions, read and written back.
+
+report.json's ``objects[].mass``, ``density`` and ``friction`` are what the verifier
+used, and an edit there (or in Blender, or ``real2gym verify --mass/--friction``)
+changes the next verification (docs/data-contract.md).
+"""
+
+from __future__ import annotations
+
+from .errors import Real2GymError
+from .geometry.shapes import Shape
+from .mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
+
+MASS_RANGE = (0.0, 1e5)
+"""kg, and kg/m3 for a density: what a report may hold (0 = not set)."""
+
+
+def physics_from_report(report: dict) -> tuple[dict[str, float], dict[str, float]]:
+    """The masses and frictions report.json sets (``objects[].mass``, ``density``, ``friction``).
+
+    A mass above 0 is taken as it is; otherwise a density other than the default
+    gives density x collision volume (the contract: what the verifier used, and an
+    edit there changes the next verification).
+
+    Raises:
+        Real2GymError: A value is not a finite number in its range; the message names the object.
+    """
+    masses, frictions = {}, {}
+    for entry in report.get("objects", []):
+        name = entry.get("name", "?")
+        for key in ("mass", "density", "friction"):
+            value = entry.get(key)
+            if value is None:
+                continue
+            low, high = FRICTION_RANGE if key == "friction" else MASS_RANGE
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise Real2GymError(
+                    f"report.json: object '{name}': {key} must be a number from {low:g} to {high:g}, got {value!r}"
+                )
+        if entry.get("mass"):
+            masses[name] = float(entry["mass"])
+        elif entry.get("density") and abs(entry["density"] - DEFAULT_DENSITY) > 1e-6:
+            masses[name] = float(entry["density"]) * collision_volume(Shape.from_report(entry))
+        if entry.get("friction") is not None:
+            frictions[name] = float(entry["friction"])
+    return masses, frictions
+
+
+def record_frictions(report: dict, frictions: dict[str, float]) -> None:
+    """Writes the friction every object was verified with into the report (``objects[].friction``).
+
+    Masses are not written back: a mass given for one verification (``--mass``, or Blender's
+    settings, which the .blend keeps) would otherwise outlive a fix that rescales the object.
+    """
+    for entry in report.get("objects", []):
+        entry["friction"] = float(frictions.get(entry.get("name"), DEFAULT_FRICTION))
