@@ -203,9 +203,13 @@ def headless_blend_writer(out_dir: str | Path):
 
     def write(description: SceneDescription, path: Path) -> None:
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        properties.ensure_registered()
-        with SceneGuard(bpy.context.scene) as guard:
-            _write_into(bpy.context.scene, Path(out_dir), guard)(description, path)
+        registered = properties.ensure_registered()
+        try:
+            with SceneGuard(bpy.context.scene) as guard:
+                _write_into(bpy.context.scene, Path(out_dir), guard)(description, path)
+        finally:
+            if registered:
+                properties.release()
 
     return write
 

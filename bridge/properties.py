@@ -277,10 +277,23 @@ def detach() -> None:
     del bpy.types.Scene.real2gym
 
 
-def ensure_registered() -> None:
-    """Registers the state classes when the extension is not enabled (bpy module, CLI)."""
+def ensure_registered() -> bool:
+    """Registers the state classes when the extension is not enabled (bpy module, CLI).
+
+    Returns:
+        Whether they were registered now (then :func:`release` them when done).
+    """
     if hasattr(bpy.types.Scene, "real2gym"):
-        return
+        return False
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     attach()
+    return True
+
+
+def release() -> None:
+    """Undoes :func:`ensure_registered`: the bpy module (4.2) crashes at interpreter exit while a
+    Python-defined property group is still attached to its types."""
+    detach()
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

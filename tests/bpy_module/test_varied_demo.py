@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,10 @@ def tiny_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--samples",
         "2",
     ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    # A Blender user folder of its own: the bpy module (4.2) puts an installed extension's wheels ahead of
+    # the venv's on sys.path, and the generator needs none of them.
+    env = dict(os.environ, BLENDER_USER_RESOURCES=str(tmp_path_factory.mktemp("blender_user")))
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stderr
     assert f"wrote {out}" in result.stdout
     return out
