@@ -3,7 +3,7 @@
 #
 #   bash tools/demo.sh [DEMO_DIR] [OUT_DIR]
 #
-# Creates .venv (Python 3.11) with the pinned dependencies if needed, runs the
+# Creates .venv (Python 3.11) with the pinned run-time dependencies if needed, runs the
 # whole pipeline with the PyPI bpy module (so scene.blend is written too) and
 # prints where the outputs are.
 set -euo pipefail
@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup_env.sh"
 DEMO="${1:-$REPO/examples/block_in_cup}"
 OUT="${2:-$REPO/out/block_in_cup}"
 ensure_system
-ensure_venv
+ensure_venv runtime
 "$VENV/bin/real2gym" run "$DEMO" --out "$OUT"
 echo
 echo "Outputs are in $OUT:"

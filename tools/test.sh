@@ -4,7 +4,7 @@
 #   bash tools/test.sh
 #
 #   (a) core:          plain pytest, no bpy                  tests/core
-#   (b) bpy module:    PyPI bpy 5.0.1 + the built zip         tests/blender tests/bpy_module
+#   (b) bpy module:    PyPI bpy 4.2.0 + the built zip         tests/blender tests/bpy_module
 #   (c) real Blender:  Debian's Blender 4.3.2 (pytest-blender) tests/blender
 #                      + GUI under Xvfb and blender -b         tests/real_blender
 #
@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup_env.sh"
 cd "$REPO"
 
 ensure_system || exit 1
-ensure_venv || exit 1
+ensure_venv full || exit 1
 bash tools/blender_root.sh ensure || exit 1
 "$VENV/bin/python" tools/build_extension.py --platforms linux-x64 || exit 1
 ZIP="$(ls "$REPO"/dist/real2gym-*-linux_x64.zip | tail -n1)"
