@@ -29,6 +29,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .about import version_text
 from .errors import Cancelled, Real2GymError
 from .files import DISK_FULL_ERRNOS
 from .fixes.edits import (
@@ -45,6 +46,7 @@ from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
 from .pipeline import STAGES, BlendWriter, run_pipeline
 from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
+from .summary import check_figures
 
 EXIT_VERIFIED = 0
 EXIT_NOT_VERIFIED = 1
@@ -197,54 +199,6 @@ def _print_verification(verification: dict) -> None:
     print(f"verification: {state}")
     for name, check in verification["checks"].items():
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {check_figures(check)}")
-
-
-def check_figures(check: dict) -> str:
-    """A check's figures in one line: every number, flag and name it reports, nested ones as
-    ``outer.inner``, lists in brackets (``problems=[]`` says that none were found)."""
-
-    def shown(value) -> str:
-        if isinstance(value, float):
-            return f"{value:.4g}"
-        if isinstance(value, (list, tuple)):
-            return "[" + ", ".join(shown(v) for v in value[:6]) + (", ..." if len(value) > 6 else "") + "]"
-        return str(value)
-
-    parts = []
-    for key, value in check.items():
-        if key == "passed":
-            continue
-        if isinstance(value, dict):
-            parts += [f"{key}.{k}={shown(v)}" for k, v in value.items() if not isinstance(v, dict)]
-        else:
-            parts.append(f"{key}={shown(value)}")
-    return ", ".join(parts) or "-"
-
-
-def version_text() -> str:
-    """``real2gym X.Y.Z (MuJoCo A.B.C, Python D.E.F)``: the package's version, or the extension manifest's
-    when the package is not installed (a source checkout, the Blender extension)."""
-    import platform
-
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        ours = version("real2gym")
-    except (ImportError, PackageNotFoundError):
-        import tomllib
-
-        manifest = Path(__file__).resolve().parents[1] / "blender_manifest.toml"
-        try:
-            ours = tomllib.loads(manifest.read_text())["version"]
-        except (OSError, KeyError, ValueError):
-            ours = "unknown"
-    try:
-        import mujoco
-
-        engine = f"MuJoCo {mujoco.__version__}"
-    except ImportError:
-        engine = "MuJoCo not installed"
-    return f"real2gym {ours} ({engine}, Python {platform.python_version()})"
 
 
 def json_result(command: str, code: int, out_dir: Path | str | None, error: str | None = None) -> dict:

@@ -28,10 +28,11 @@ from scipy.spatial.transform import Rotation
 
 from .errors import Real2GymError
 from .files import OutputFolder, write_json_atomic
-from .pipeline import REPORT_NAME
+from .pipeline import MASKS_NAME, REPORT_NAME
 from .progress import Progress
 from .report_check import video_source
 from .reverify import camera_from_report, read_report, simulate_report
+from .summary import SUMMARY_NAME, write_summary
 from .video import open_video
 from .video_out import VideoWriter
 
@@ -220,16 +221,23 @@ def render_comparison(
                                     _events_near(geometry.keyframes, frame), checks)  # fmt: skip
                 writer.write(composed)
                 if frame in keyed:
-                    sheet_rows.append(composed)
+                    event = keyed[frame]
+                    sheet_rows.append(
+                        (f"{event['event']} of {event.get('object', '?')}, frame {frame}", composed)
+                    )
         if sheet_rows:
-            cv2.imwrite(str(folder / "contact_sheet.png"), np.concatenate(sheet_rows, axis=0))
+            cv2.imwrite(
+                str(folder / "contact_sheet.png"), np.concatenate([row for _, row in sheet_rows], axis=0)
+            )
         _error_plot(folder / "errors.png", per_frame_errors(geometry, record), geometry.keyframes, fps)
         artifacts = {
             "comparison_video": f"{COMPARE_NAME}/comparison.mp4",
             "contact_sheet": f"{COMPARE_NAME}/contact_sheet.png",
             "error_plot": f"{COMPARE_NAME}/errors.png",
         }
-        report.setdefault("artifacts", {}).update(artifacts)
+        report.setdefault("artifacts", {}).update(artifacts, summary=SUMMARY_NAME)
+        write_summary(output.staging, report, (geometry, model, record), [output.path / MASKS_NAME],
+                      artifacts["comparison_video"], sheet=sheet_rows)  # fmt: skip
         write_json_atomic(output.staging / REPORT_NAME, report)
         output.commit()
     except BaseException:

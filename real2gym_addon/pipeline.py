@@ -39,6 +39,7 @@ from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.base import VideoSegmenter
 from .segmentation.resegment import MASKS_DIR, object_index, read_earlier_segmentation, resegment_object
 from .segmentation.run import Segmentation, segment_demo
+from .summary import SUMMARY_NAME, write_summary
 from .verify.run import verify_scene
 
 BlendWriter = Callable[[SceneDescription, Path], None]
@@ -49,7 +50,16 @@ BLEND_NAME = "scene.blend"
 MASKS_NAME = MASKS_DIR
 MJCF_NAME = "mjcf"
 DEPTH_NAME = "depth_estimated"
-RUN_OUTPUTS = (REPORT_NAME, BLEND_NAME, MASKS_NAME, MJCF_NAME, DEPTH_NAME, "compare", "masks_overlay")
+RUN_OUTPUTS = (
+    REPORT_NAME,
+    SUMMARY_NAME,
+    BLEND_NAME,
+    MASKS_NAME,
+    MJCF_NAME,
+    DEPTH_NAME,
+    "compare",
+    "masks_overlay",
+)
 """What runs and the commands after them write into an output folder: a new run replaces them all, so
 nothing of an earlier run (an old comparison video) is left beside its result."""
 """The output folder's depth estimated by a monocular model, one PNG per frame (millimetres)."""
@@ -102,6 +112,7 @@ class PipelineRun:
         self.log = WarningLog()
         self._kept_warnings: list[dict[str, str]] = []
         self.scene: SceneDescription | None = None
+        self.geometry = None
         self.verification = None
         self._output: OutputFolder | None = None
 
@@ -161,6 +172,7 @@ class PipelineRun:
             )
         geometry = run_geometry(demo, segmentation, self.progress, self.log, span=(0.6, 0.7))
         scene.set_geometry(geometry)
+        self.geometry = geometry
         scene.stages["geometry"] = time.perf_counter() - started
         if self.last_stage == "geometry":
             return scene
@@ -226,6 +238,12 @@ class PipelineRun:
         report = scene.to_report()
         if "verification" in report:
             report["verification"]["suggestions"] = suggest_fixes(report)
+        self.progress.step("writing summary.html", 0.97)
+        simulation = None
+        if self.verification is not None:
+            simulation = (self.geometry, self.verification.scene.model, self.verification.record)
+        report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
+        write_summary(staging, report, simulation, [staging / MASKS_NAME, self._output.path / MASKS_NAME])
         write_json_atomic(staging / REPORT_NAME, report)
         keep = () if self.resegment is None else (MASKS_NAME,)  # one object again: the others' masks stay
         self._output.commit(stale=tuple(n for n in RUN_OUTPUTS if n not in keep))

@@ -18,8 +18,9 @@ from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
 from .physics import physics_from_report, record_frictions
-from .pipeline import MJCF_NAME, REPORT_NAME
+from .pipeline import MASKS_NAME, MJCF_NAME, REPORT_NAME
 from .report_check import check_report
+from .summary import SUMMARY_NAME, write_summary
 from .verify.run import Verification, verify_scene
 
 
@@ -78,6 +79,8 @@ def reverify(
             report["verification"]["stale"] = True  # its verdict is of the scene before the edit
         output = OutputFolder(out_dir)
         with output:
+            report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
+            write_summary(output.staging, report, None, [output.path / MASKS_NAME])
             write_json_atomic(output.staging / REPORT_NAME, report)
         return report, None
     geometry = geometry_from_report(report)
@@ -100,6 +103,10 @@ def reverify(
         report["verification"]["suggestions"] = suggest_fixes(report)
         report.setdefault("artifacts", {})["mjcf"] = f"{MJCF_NAME}/scene.xml"
         report.setdefault("timing", {}).setdefault("stages_s", {})["verify"] = time.perf_counter() - started
+        report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
+        # An earlier comparison video shows the scene before this verification: not linked (compare again).
+        write_summary(output.staging, report, (geometry, verification.scene.model, verification.record),
+                      [output.path / MASKS_NAME])  # fmt: skip
         write_json_atomic(output.staging / REPORT_NAME, report)
         output.commit()
     except BaseException:

@@ -41,7 +41,7 @@ def test_run_writes_report(tiny_demo: Path, tmp_path: Path, capsys) -> None:
     assert report["camera"]["fx"] == 80.0 and report["camera"]["world_from_camera"] is None
     assert report["task"] == {"type": "place_in", "object": "block", "target": "cup"}
     assert str(out / "report.json") in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["masks", "report.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["masks", "report.json", "summary.html"]
     assert [o["name"] for o in report["segmentation"]["objects"]] == ["block", "cup"]
 
 
@@ -99,7 +99,7 @@ def test_failed_run_keeps_earlier_output(tiny_demo: Path, tmp_path: Path) -> Non
     (tiny_demo / "prompts.json").write_text(json.dumps(prompts))
     assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 2
     assert (out / "report.json").read_bytes() == before
-    assert sorted(os.listdir(out)) == ["masks", "report.json"]
+    assert sorted(os.listdir(out)) == ["masks", "report.json", "summary.html"]
 
 
 def test_cancelled_run_writes_nothing(tiny_demo: Path, tmp_path: Path) -> None:
@@ -173,4 +173,4 @@ def test_a_new_run_leaves_nothing_of_the_old_one(tiny_demo: Path, tmp_path: Path
     (out / "scene.blend").write_bytes(b"old")
     (out / "notes.txt").write_text("mine")
     assert main(["segment", str(tiny_demo), "--out", str(out), "-q"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["masks", "notes.txt", "report.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["masks", "notes.txt", "report.json", "summary.html"]

@@ -39,6 +39,28 @@ def test_the_demo_is_verified_from_its_reconstruction(finished_run: Path) -> Non
     assert abs(np.linalg.norm(report["table"]["normal_cam"]) - 1) < 1e-6
 
 
+def test_the_run_writes_a_self_contained_summary(finished_run: Path) -> None:
+    """summary.html opens offline: every picture inlined, the verdict, each check with its figures and what it
+    needs, a keyframe row per interaction keyframe, the error plot, the frames to review, warnings, edit log."""
+    import re
+
+    report = json.loads((finished_run / "report.json").read_text())
+    assert report["artifacts"]["summary"] == "summary.html"
+    page = (finished_run / "summary.html").read_text()
+    assert "VERIFIED" in page and "NOT VERIFIED" not in page
+    sources = re.findall(r"src='([^']*)'", page)
+    assert sources and all(s.startswith("data:image/png;base64,") for s in sources)
+    assert "http://" not in page and "https://" not in page
+    for name in report["verification"]["checks"]:
+        assert f"<td>{name}</td>" in page
+    assert "rms_m.carried=" in page and "held penetration at most 2 mm" in page
+    for keyframe in report["keyframes"]:
+        assert f"{keyframe['event']} of {keyframe['object']}, frame {keyframe['frame']}" in page
+    assert "Error over time" in page and "Edit log (0)" in page and "Warnings (" in page
+    flagged = sum(1 for o in report["segmentation"]["objects"] for f in o["frames"] if f.get("review"))
+    assert ("frames to review (0)" in page) == (flagged == 0)
+
+
 def test_verify_again_after_an_edit(finished_run: Path, tmp_path: Path) -> None:
     out = Path(shutil.copytree(finished_run, tmp_path / "edited"))
     report = json.loads((out / "report.json").read_text())
@@ -48,6 +70,8 @@ def test_verify_again_after_an_edit(finished_run: Path, tmp_path: Path) -> None:
     assert main(["verify", str(out)]) == 1
     checks = json.loads((out / "report.json").read_text())["verification"]["checks"]
     assert not checks["task_success"]["passed"]
+    page = (out / "summary.html").read_text()
+    assert "NOT VERIFIED" in page and "Failed: <b>task_success, trajectory_fidelity</b>" in page
 
 
 def test_friction_reaches_the_mjcf_and_stays_in_the_report(
@@ -97,6 +121,7 @@ def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> N
     report = json.loads((out / "report.json").read_text())
     for key in ("comparison_video", "contact_sheet", "error_plot"):
         assert (out / report["artifacts"][key]).is_file()
+    assert "<video controls preload=metadata src='compare/comparison.mp4'>" in (out / "summary.html").read_text()
     capture = cv2.VideoCapture(str(out / report["artifacts"]["comparison_video"]))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 150
     ok, first = capture.read()
