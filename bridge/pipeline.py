@@ -22,6 +22,7 @@ from ..real2gym_addon.errors import Real2GymError, WarningLog
 from ..real2gym_addon.files import write_error
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
+from ..real2gym_addon.reverify import read_report
 from ..real2gym_addon.scene import SceneDescription
 from ..real2gym_addon.segmentation.backends import SegmentationOptions
 from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME, write_overlays
@@ -29,6 +30,7 @@ from . import properties
 from .mask_review import show_mask_reviews
 from .overlays import show_overlays
 from .reconstruction import build_from_report
+from .review import load_review, show_report
 from .scene_guard import SceneGuard
 from .simulation import apply_simulation, simulate_run
 from .video_scene import build_video_scene
@@ -69,33 +71,81 @@ def save_blend_copy(path: Path) -> None:
         raise write_error(f"cannot save {Path(path).name}", Path(path), reason) from None
 
 
+def _build(
+    scene: bpy.types.Scene,
+    description: SceneDescription,
+    report: dict | None,
+    out_dir: Path,
+    guard: SceneGuard,
+    log: WarningLog | None = None,
+) -> None:
+    """The whole scene of a run: video camera, state, mask reviews, reconstruction and simulation.
+
+    ``report`` is the run's report.json content when the run has geometry (None before it).
+    """
+    build_video_scene(scene, description)
+    state = scene.real2gym
+    state.demo_dir = description.demo_dir
+    state.out_dir = str(Path(out_dir).resolve())
+    state.report_path = str(Path(out_dir).resolve() / "report.json")
+    state.video_frames = description.video.frames
+    state.video_fps = description.video.fps
+    state.status = f"Loaded {description.video.frames} frames at {description.video.fps:g} fps"
+    segmentation = description.segmentation
+    show_mask_reviews(scene, segmentation)
+    state.segmentation_status = (
+        f"{len(segmentation['objects'])} objects segmented ({segmentation['backend']})"
+        if segmentation
+        else ""
+    )
+    if report is not None:
+        # The reconstruction, and the verified simulation on its own copies, from the
+        # report (its world frame, its objects, its keyframes).
+        build_from_report(scene, report, guard, log)
+        if report.get("verification") is not None:
+            apply_simulation(scene, simulate_run(report), guard)
+        show_report(scene, report, Path(out_dir).resolve())  # the Keyframes panel, in the saved file too
+
+
 def _write_into(scene: bpy.types.Scene, out_dir: Path, guard: SceneGuard, log: WarningLog | None = None):
     def write(description: SceneDescription, path: Path) -> None:
-        build_video_scene(scene, description)
-        state = scene.real2gym
-        state.demo_dir = description.demo_dir
-        state.out_dir = str(Path(out_dir).resolve())
-        state.report_path = str(Path(out_dir).resolve() / "report.json")
-        state.video_frames = description.video.frames
-        state.video_fps = description.video.fps
-        state.status = f"Loaded {description.video.frames} frames at {description.video.fps:g} fps"
-        segmentation = description.segmentation
-        show_mask_reviews(scene, segmentation)
-        state.segmentation_status = (
-            f"{len(segmentation['objects'])} objects segmented ({segmentation['backend']})"
-            if segmentation
-            else ""
-        )
-        if description.geometry is not None:
-            # The reconstruction, and the verified simulation on its own copies, from the
-            # report this run writes (its world frame, its objects, its keyframes).
-            report = description.to_report()
-            build_from_report(scene, report, guard, log)
-            if description.verification is not None:
-                apply_simulation(scene, simulate_run(report), guard)
+        report = description.to_report() if description.geometry is not None else None
+        _build(scene, description, report, out_dir, guard, log)
         save_blend_copy(path)
 
     return write
+
+
+def open_run(scene: bpy.types.Scene, out_dir: str | Path) -> dict:
+    """Builds the whole scene of a finished run from its output folder (the sidebar's *Open Run*).
+
+    Works from report.json alone, so a run made by the command line, another
+    machine or another Blender version opens here: the video camera (keyed per
+    frame when it moves), the objects with their collision pieces and keyframes,
+    the simulation's copies, the mask reviews, and the Keyframes panel's report.
+
+    Args:
+        scene: The scene to build into (a re-open updates what an earlier one built).
+        out_dir: The run's output folder.
+
+    Returns:
+        The report.
+
+    Raises:
+        Real2GymError: No readable report.json, or its video is missing; the scene is unchanged.
+    """
+    folder = Path(bpy.path.abspath(str(out_dir))).resolve()
+    report = read_report(folder)
+    description = SceneDescription.from_report(report)
+    guard = SceneGuard(scene)
+    try:
+        _build(scene, description, report if report.get("table") else None, folder, guard)
+        load_review(scene, folder)
+    except BaseException:
+        guard.restore()
+        raise
+    guard.commit()
+    return report
 
 
 def finish_in_scene(run: PipelineRun, scene: bpy.types.Scene) -> Path:
@@ -120,6 +170,8 @@ def finish_in_scene(run: PipelineRun, scene: bpy.types.Scene) -> Path:
         run.abort()
         raise
     guard.commit()
+    if run.scene is not None and run.scene.geometry is not None:
+        load_review(scene, run.out_dir)  # the Keyframes panel shows the new run, no Load Report needed
     return report
 
 

@@ -43,4 +43,48 @@ class REAL2GYM_OT_run_pipeline(RunOperator, bpy.types.Operator):
         return self.demo_dir, self.out_dir
 
 
-CLASSES = [REAL2GYM_OT_run_pipeline]
+class REAL2GYM_OT_open_run(bpy.types.Operator):
+    """Open a finished run's output folder: build its whole scene from report.json (video camera, objects,
+    collisions, keyframes, the simulation's copies, the review), whichever Blender or command line made it"""
+
+    bl_idname = "real2gym.open_run"
+    bl_label = "Open Run"
+    bl_options = {"REGISTER", "UNDO"}
+
+    out_dir: bpy.props.StringProperty(
+        name="Output Folder", description="A run's output folder (with report.json)", subtype="DIR_PATH"
+    )
+
+    def invoke(self, context, event):
+        if self.out_dir:
+            return self.execute(context)
+        self.directory = (
+            bpy.path.abspath(context.scene.real2gym.out_dir) if context.scene.real2gym.out_dir else ""
+        )
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    directory: bpy.props.StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    def execute(self, context):
+        from ..bridge.pipeline import open_run
+        from ..real2gym_addon.errors import Real2GymError
+
+        folder = self.out_dir or self.directory
+        if not folder:
+            self.report({"ERROR"}, "choose a run's output folder (the one holding report.json)")
+            return {"CANCELLED"}
+        try:
+            report = open_run(context.scene, folder)
+        except Real2GymError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        verdict = report.get("verification") or {}
+        state = "verified" if verdict.get("passed") else ("not verified" if verdict else "not simulated")
+        self.report(
+            {"INFO"}, f"Real2Gym: opened {folder} ({len(report.get('objects', []))} objects, {state})"
+        )
+        return {"FINISHED"}
+
+
+CLASSES = [REAL2GYM_OT_run_pipeline, REAL2GYM_OT_open_run]

@@ -25,6 +25,9 @@ class REAL2GYM_PT_main(SidebarPanel, bpy.types.Panel):
         row.scale_y = 1.4
         row.enabled = not state.running
         row.operator("real2gym.run_pipeline", icon="PLAY")
+        opener = layout.row()
+        opener.enabled = not state.running
+        opener.operator("real2gym.open_run", text="Open Run...", icon="FILE_FOLDER")
         if state.running:
             layout.progress(factor=state.progress, type="BAR", text=state.progress_text or "Working")
             layout.label(text="Press Esc to cancel", icon="INFO")

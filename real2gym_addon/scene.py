@@ -96,6 +96,55 @@ class SceneDescription:
             task=dataclasses.asdict(demo.task),
         )
 
+    @classmethod
+    def from_report(cls, report: dict) -> SceneDescription:
+        """Rebuilds a description from a finished run's report.json (Open Run), without its typed geometry.
+
+        Raises:
+            OutputError: The report's video is missing or not a video (``report_check.video_source``).
+        """
+        from .report_check import video_source
+
+        source = video_source(report)
+        video, camera = report["video"], report["camera"]
+        world = (
+            camera.get("world_from_camera")
+            if camera.get("world_from_camera_source") == "camera.json"
+            else None
+        )
+        return cls(
+            demo_dir=str(report.get("demo", "")),
+            video=VideoInfo(
+                str(source),
+                int(video["frames"]),
+                float(video["fps"]),
+                int(video["width"]),
+                int(video["height"]),
+                is_sequence=source.is_dir(),
+            ),  # fmt: skip
+            camera=Camera(
+                int(camera["width"]),
+                int(camera["height"]),
+                camera["fx"],
+                camera["fy"],
+                camera["cx"],
+                camera["cy"],
+                world_from_camera=world,
+            ),  # fmt: skip
+            task=dict(report.get("task") or {}),
+            objects=list(report.get("objects") or []),
+            table=report.get("table"),
+            keyframes=list(report.get("keyframes") or []),
+            segmentation=report.get("segmentation"),
+            verification=report.get("verification"),
+            artifacts=dict(report.get("artifacts") or {}),
+            warnings=list(report.get("warnings") or []),
+            world_from_camera=camera.get("world_from_camera"),
+            camera_frames=camera.get("world_from_camera_frames"),
+            camera_source=camera.get("camera_motion_source", ""),
+            gripper=report.get("gripper"),
+        )
+
     def set_geometry(self, geometry: Geometry) -> None:
         """Takes the geometry stage's result: table, world frame, objects, keyframes, gripper."""
         self.geometry = geometry

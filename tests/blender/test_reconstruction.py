@@ -71,6 +71,34 @@ def _state(scene) -> dict:
     }
 
 
+def test_open_run_builds_the_scene_the_run_saved(full_run: Path) -> None:
+    """Open Run rebuilds, from report.json alone, the scene the run itself built and saved: the same objects,
+    meshes, actions, markers and camera; and the Keyframes panel holds the report without *Load Report*."""
+    saved = _state(_open(full_run))
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    scene = bpy.context.scene
+    assert bpy.ops.real2gym.open_run(out_dir=str(full_run)) == {"FINISHED"}
+    opened = _state(scene)
+    for key in ("objects", "meshes", "actions", "collections", "markers", "camera"):
+        assert opened[key] == saved[key], key
+    fixes = scene.real2gym.fixes
+    assert Path(fixes.report_dir) == full_run.resolve() and len(fixes.keyframes) == len(
+        _report(full_run)["keyframes"]
+    )
+    assert fixes.verification == "PASSED" and Path(scene.real2gym.out_dir) == full_run.resolve()
+    # A folder without a report: refused with its reason, the scene as it was.
+    before = _state(scene)
+    with pytest.raises(RuntimeError, match="report.json"):
+        bpy.ops.real2gym.open_run(out_dir=str(full_run.parent / "nowhere"))
+    assert _state(scene) == before
+
+
+def test_a_run_loads_its_report_into_the_keyframes_panel(full_run: Path) -> None:
+    scene = _open(full_run)
+    fixes = scene.real2gym.fixes
+    assert Path(fixes.report_dir) == full_run.resolve() and len(fixes.keyframes) >= 3
+
+
 def test_run_builds_the_reconstruction(full_run: Path) -> None:
     report = _report(full_run)
     assert report["verification"]["passed"], report["verification"]["checks"]

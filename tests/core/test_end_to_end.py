@@ -121,7 +121,9 @@ def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> N
     report = json.loads((out / "report.json").read_text())
     for key in ("comparison_video", "contact_sheet", "error_plot"):
         assert (out / report["artifacts"][key]).is_file()
-    assert "<video controls preload=metadata src='compare/comparison.mp4'>" in (out / "summary.html").read_text()
+    assert (
+        "<video controls preload=metadata src='compare/comparison.mp4'>" in (out / "summary.html").read_text()
+    )
     capture = cv2.VideoCapture(str(out / report["artifacts"]["comparison_video"]))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 150
     ok, first = capture.read()

@@ -82,3 +82,54 @@ def test_panel_draws_in_the_sidebar(tmp_path: Path) -> None:
     assert sidebar.std() > 10, "the sidebar region is blank"
     # Text and buttons: many distinct grey levels across the panel rows.
     assert len(np.unique(sidebar.reshape(-1, 3), axis=0)) > 50
+
+
+def test_open_run_builds_a_command_line_run_in_the_gui(tmp_path: Path) -> None:
+    """A run made by the command line (bpy 4.2 module) opens in Blender 4.3's GUI from its folder alone."""
+    import subprocess
+    import sys
+
+    import cv2
+
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "real2gym_addon", "run", str(REPO / "examples" / "block_in_cup"), "--out", str(out),
+         "-q", "--no-blend"],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    shot = OUTPUT / "open_run.png"
+    shot.unlink(missing_ok=True)
+    result_file = tmp_path / "result.json"
+    env = dict(os.environ, REAL2GYM_BLENDER_XVFB="1", BLENDER_USER_RESOURCES=str(tmp_path / "user"))
+    command = [
+        "--factory-startup", "--enable-event-simulate",
+        "--python", str(Path(__file__).with_name("open_run_session.py")), "--",
+        str(_extension_zip()), str(out), str(result_file), str(shot),
+    ]  # fmt: skip
+    log = run_blender(command, env)
+    (OUTPUT / "open_run.log").write_text(log)
+    assert result_file.is_file(), f"Blender ended without a result:\n{log[-3000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["errors"] == [], result["errors"]
+    assert "Traceback" not in log, log[-3000:]
+    assert result["open"] == ["FINISHED"]
+    assert {"block", "cup", "block sim", "cup sim", "Real2Gym Camera", "Real2Gym Table"} <= set(
+        result["objects"]
+    )
+    assert {"block", "cup", "block sim", "cup sim"} <= set(result["actions"])
+    assert result["camera"] == "Real2Gym Camera" and result["frame_end"] == 149
+    assert {name for name, _ in result["markers"]} >= {"grasp block", "lift block", "release block"}
+    assert Path(result["review"]["report_dir"]) == out.resolve() and result["review"]["keyframes"] >= 3
+    assert result["review"]["verification"] == "PASSED"
+    image = cv2.imread(str(shot))
+    screen_w, screen_h = result["screen"]
+    x, y, w, h = result["view"]
+    view = image[screen_h - (y + h) : screen_h - y, x : x + w]
+    assert view.std() > 10, "the 3D view is blank"
+    from doc_images import doc_images_dir
+
+    cv2.imwrite(
+        str(doc_images_dir() / "open_run.png"), cv2.resize(image, (1200, 750), interpolation=cv2.INTER_AREA)
+    )
