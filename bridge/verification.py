@@ -29,6 +29,7 @@ from ..real2gym_addon.reverify import read_report, reverify
 from ..real2gym_addon.verify.checks import IMPACT_LIMIT
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
+from .review import load_review
 from .scene_guard import SceneGuard
 from .simulation import Simulation, SimulationImport, apply_simulation, import_simulation, start_import
 
@@ -113,9 +114,10 @@ def _verify(out_dir: Path, masses: dict[str, float], frictions: dict[str, float]
     return Simulation(report, geometry_from_report(report), verification.scene, verification.record)
 
 
-def _apply(scene: bpy.types.Scene, simulation: Simulation, warnings: list[str]) -> Verified:
+def _apply(scene: bpy.types.Scene, simulation: Simulation, warnings: list[str], folder: Path) -> Verified:
     with SceneGuard(scene) as guard:
         imported = apply_simulation(scene, simulation, guard)
+    load_review(scene, folder)  # the Keyframes and Suggestions panels show the new verdict
     checks = simulation.report["verification"]["checks"]
     failed = [name for name, check in checks.items() if not check.get("passed", False)]
     state = scene.real2gym
@@ -139,7 +141,7 @@ def verify_in_scene(scene: bpy.types.Scene, out_dir: str | Path = "") -> Verifie
     """
     folder = scene_out_dir(scene, out_dir)
     masses, frictions, warnings = physics_overrides(scene, read_report(folder))
-    return _apply(scene, _verify(folder, masses, frictions), warnings)
+    return _apply(scene, _verify(folder, masses, frictions), warnings, folder)
 
 
 def start_verify(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
@@ -161,7 +163,7 @@ def start_verify(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
         return simulation
 
     return ThreadJob(
-        work, lambda scene, simulation: _apply(scene, simulation, warnings), "real2gym-verify"
+        work, lambda scene, simulation: _apply(scene, simulation, warnings, folder), "real2gym-verify"
     ).start()
 
 

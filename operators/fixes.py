@@ -39,7 +39,9 @@ class FixOperator:
     Subclasses implement :meth:`request`.
     """
 
-    bl_options = {"REGISTER", "UNDO"}
+    # Undoable (Ctrl+Z, with report.json kept in step), but never redone from the Adjust Last Operation
+    # panel: that re-runs execute() on the UI thread, and a CoACD fix takes up to two minutes.
+    bl_options = {"UNDO"}
     _job: fixes.FixJob | None = None
     _timer = None
 

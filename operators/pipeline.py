@@ -19,7 +19,9 @@ class REAL2GYM_OT_run_pipeline(RunOperator, bpy.types.Operator):
 
     bl_idname = "real2gym.run_pipeline"
     bl_label = "Run Real2Gym"
-    bl_options = {"REGISTER"}
+    # An undo step (Ctrl+Z takes the built scene back), but no redo panel: redoing would run the whole
+    # pipeline again on the UI thread.
+    bl_options = {"UNDO"}
 
     demo_dir: bpy.props.StringProperty(
         name="Demo Folder", description="Demo folder; the scene's setting when empty", subtype="DIR_PATH"
@@ -49,7 +51,7 @@ class REAL2GYM_OT_open_run(bpy.types.Operator):
 
     bl_idname = "real2gym.open_run"
     bl_label = "Open Run"
-    bl_options = {"REGISTER", "UNDO"}
+    bl_options = {"UNDO"}  # an undo step; no redo panel (it would build and simulate again on the UI thread)
 
     out_dir: bpy.props.StringProperty(
         name="Output Folder", description="A run's output folder (with report.json)", subtype="DIR_PATH"

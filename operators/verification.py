@@ -28,7 +28,7 @@ class REAL2GYM_OT_verify(JobOperator, bpy.types.Operator):
 
     bl_idname = "real2gym.verify"
     bl_label = "Verify"
-    bl_options = {"REGISTER"}
+    bl_options = {"UNDO"}  # an undo step; no redo panel (it would simulate again on the UI thread)
     status_property = "verification_status"
 
     out_dir: _OUT_DIR
@@ -64,7 +64,7 @@ class REAL2GYM_OT_import_simulation(JobOperator, bpy.types.Operator):
 
     bl_idname = "real2gym.import_simulation"
     bl_label = "Import Simulation"
-    bl_options = {"REGISTER"}
+    bl_options = {"UNDO"}  # an undo step; no redo panel (it would simulate again on the UI thread)
     status_property = "verification_status"
 
     out_dir: _OUT_DIR

@@ -112,7 +112,7 @@ class REAL2GYM_PT_keyframes(SidebarPanel, bpy.types.Panel):
                     wrapped_label(hint, context, f"{check.name}: {check.figures}", "BLANK1")
         elif state.verification == "STALE":
             box.label(text="Fixed since the last verification", icon="QUESTION")
-            box.operator("real2gym.reverify", icon="PLAY")
+            box.operator("real2gym.verify", icon="PHYSICS")
         else:
             box.label(text="Not verified yet", icon="QUESTION")
 
@@ -257,7 +257,6 @@ class REAL2GYM_PT_fixes(SidebarPanel, bpy.types.Panel):
 
         layout.prop(state, "verify_after_fix")
         row = layout.row(align=True)
-        row.operator("real2gym.reverify", icon="PLAY")
         undo = row.row(align=True)
         undo.enabled = state.edit_count > 0
         undo.operator("real2gym.undo_fix", icon="LOOP_BACK")

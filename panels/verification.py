@@ -36,11 +36,11 @@ class REAL2GYM_PT_verification(SidebarPanel, bpy.types.Panel):
                 split = checks.split(factor=0.45, align=True)
                 split.label(text=row.label, icon="CHECKMARK" if row.passed else "X")
                 split.label(text=row.figure)
-            if summary.suggestions:
-                box = layout.box()
-                box.label(text="Suggestions", icon="LIGHT")
-                for text in summary.suggestions:
-                    wrapped_label(box, context, text)
+            if summary.suggestions:  # listed with their Apply buttons in the Suggestions panel
+                count = len(summary.suggestions)
+                layout.label(
+                    text=f"{count} suggested fix{'es' if count > 1 else ''}: see Suggestions", icon="LIGHT"
+                )
 
         if state.running:
             layout.progress(factor=state.progress, type="BAR", text=state.progress_text or "Working")
@@ -94,7 +94,11 @@ class REAL2GYM_PT_object_physics(SidebarPanel, bpy.types.Panel):
         column = layout.column(align=True)
         column.use_property_split = True
         column.use_property_decorate = False
-        column.prop(settings, "mass")
+        column.prop(settings, "mass", text="Mass (0 = auto)")
+        if settings.mass <= 0:
+            auto = column.row()
+            auto.enabled = False
+            auto.label(text="auto: from the density and the collision volume")
         density = column.row(align=True)
         density.enabled = settings.mass <= 0
         density.prop(settings, "density")

@@ -39,7 +39,7 @@ from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.base import VideoSegmenter
 from .segmentation.resegment import MASKS_DIR, object_index, read_earlier_segmentation, resegment_object
 from .segmentation.run import Segmentation, segment_demo
-from .summary import SUMMARY_NAME, write_summary
+from .summary import SUMMARY_NAME, make_pictures, write_summary
 from .verify.run import verify_scene
 
 BlendWriter = Callable[[SceneDescription, Path], None]
@@ -114,6 +114,7 @@ class PipelineRun:
         self.scene: SceneDescription | None = None
         self.geometry = None
         self.verification = None
+        self.pictures = None
         self._output: OutputFolder | None = None
 
     def analyse(self) -> SceneDescription:
@@ -185,8 +186,14 @@ class PipelineRun:
         scene.verification = verification.to_report(f"{MJCF_NAME}/scene.xml")
         record_frictions({"objects": scene.objects}, {})
         scene.artifacts["mjcf"] = f"{MJCF_NAME}/scene.xml"
-        scene.stages["verify"] = time.perf_counter() - started
         self.verification = verification
+        # Rendered here, not in finish(): in Blender this is the worker thread, where MuJoCo may open its
+        # own OpenGL context (Blender's main thread holds Blender's).
+        self.progress.step("rendering the summary's keyframes", 0.78)
+        self.pictures = make_pictures(
+            scene.to_report(), geometry, verification.scene.model, verification.record
+        )
+        scene.stages["verify"] = time.perf_counter() - started
         return scene
 
     def _segment(self, demo: Demo, segmenter: VideoSegmenter, scene: SceneDescription) -> Segmentation:
@@ -239,11 +246,8 @@ class PipelineRun:
         if "verification" in report:
             report["verification"]["suggestions"] = suggest_fixes(report)
         self.progress.step("writing summary.html", 0.97)
-        simulation = None
-        if self.verification is not None:
-            simulation = (self.geometry, self.verification.scene.model, self.verification.record)
         report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
-        write_summary(staging, report, simulation, [staging / MASKS_NAME, self._output.path / MASKS_NAME])
+        write_summary(staging, report, self.pictures, [staging / MASKS_NAME, self._output.path / MASKS_NAME])
         write_json_atomic(staging / REPORT_NAME, report)
         keep = () if self.resegment is None else (MASKS_NAME,)  # one object again: the others' masks stay
         self._output.commit(stale=tuple(n for n in RUN_OUTPUTS if n not in keep))

@@ -20,7 +20,7 @@ from .geometry.report_io import geometry_from_report
 from .physics import physics_from_report, record_frictions
 from .pipeline import MASKS_NAME, MJCF_NAME, REPORT_NAME
 from .report_check import check_report
-from .summary import SUMMARY_NAME, write_summary
+from .summary import SUMMARY_NAME, make_pictures, write_summary
 from .verify.run import Verification, verify_scene
 
 
@@ -105,8 +105,8 @@ def reverify(
         report.setdefault("timing", {}).setdefault("stages_s", {})["verify"] = time.perf_counter() - started
         report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
         # An earlier comparison video shows the scene before this verification: not linked (compare again).
-        write_summary(output.staging, report, (geometry, verification.scene.model, verification.record),
-                      [output.path / MASKS_NAME])  # fmt: skip
+        pictures = make_pictures(report, geometry, verification.scene.model, verification.record)
+        write_summary(output.staging, report, pictures, [output.path / MASKS_NAME])
         write_json_atomic(output.staging / REPORT_NAME, report)
         output.commit()
     except BaseException:

@@ -21,6 +21,7 @@ same ones the comparison video uses).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import html
 from pathlib import Path
@@ -200,8 +201,7 @@ ul{margin:0;padding-left:20px} li{margin:2px 0}
 
 def render_summary(
     report: dict,
-    sheet: list[tuple[str, np.ndarray]] | None = None,
-    plot: Path | None = None,
+    pictures: Pictures,
     masks_roots: list[Path] | None = None,
     video: str | None = None,
 ) -> str:
@@ -209,8 +209,7 @@ def render_summary(
 
     Args:
         report: The run's report.json content.
-        sheet: The keyframe contact sheet (:func:`keyframe_sheet`).
-        plot: The error-over-time plot (:func:`error_plot`).
+        pictures: The keyframe sheet and error plot (:func:`make_pictures`).
         masks_roots: Folders holding ``<object>/<frame>.png`` masks for the review thumbnails.
         video: The comparison video's path relative to the page, when there is one.
     """
@@ -283,16 +282,18 @@ def render_summary(
     if video:
         parts.append(f"<h2>Comparison video</h2><video controls preload=metadata src='{_esc(video)}'></video>"
                      f"<div class=meta>{_esc(video)}: real | reconstruction | simulation</div>")  # fmt: skip
-    if sheet:
+    if pictures.sheet:
         parts.append("<h2>Keyframes: real | reconstruction | simulation</h2>")
         parts += [f"<figure><img alt='{_esc(c)}' src='{_png(i)}'><figcaption>{_esc(c)}</figcaption></figure>"
-                  for c, i in sheet]  # fmt: skip
-    if plot is not None and plot.is_file():
-        image = cv2.imread(str(plot))
-        if image is not None:
-            parts.append("<h2>Error over time</h2><figure><img alt='error over time' "
-                         f"src='{_png(image)}'><figcaption>distance between the simulated and the video-derived "
-                         "position of each object; keyframes marked</figcaption></figure>")  # fmt: skip
+                  for c, i in pictures.sheet]  # fmt: skip
+    if pictures.missing:
+        parts.append(
+            f"<p class=meta>{_esc(pictures.missing)}; <code>real2gym compare</code> renders them.</p>"
+        )
+    if pictures.plot is not None:
+        parts.append("<h2>Error over time</h2><figure><img alt='error over time' "
+                     f"src='{_png(pictures.plot)}'><figcaption>distance between the simulated and the video-derived "
+                     "position of each object; keyframes marked</figcaption></figure>")  # fmt: skip
 
     review = _review_thumbnails(report, masks_roots or [])
     parts.append(f"<h2>Segmentation: frames to review ({len(review)})</h2>")
@@ -332,41 +333,62 @@ def render_summary(
     return "\n".join(parts)
 
 
+@dataclasses.dataclass
+class Pictures:
+    """The summary's rendered pictures, made where MuJoCo may render (a worker thread in Blender).
+
+    Attributes:
+        sheet: ``(caption, image)`` per keyframe (:func:`keyframe_sheet`).
+        plot: The error-over-time plot, or None.
+        missing: Why pictures are missing (no OpenGL here ...), or "".
+    """
+
+    sheet: list[tuple[str, np.ndarray]] = dataclasses.field(default_factory=list)
+    plot: np.ndarray | None = None
+    missing: str = ""
+
+
+def make_pictures(report: dict, geometry, model, record) -> Pictures:
+    """Renders the keyframe sheet and the error plot; a machine that cannot render gets a note instead.
+
+    Call where MuJoCo may open its own OpenGL context: in Blender, not on the main thread, whose context
+    is Blender's (EGL_BAD_ACCESS).
+    """
+    import tempfile
+
+    from .errors import Real2GymError
+
+    pictures = Pictures()
+    try:
+        pictures.sheet = keyframe_sheet(report, geometry, model, record)
+    except Real2GymError as e:
+        pictures.missing = f"the keyframe pictures could not be rendered: {str(e).splitlines()[0][:200]}"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = error_plot(report, geometry, record, Path(scratch))
+        pictures.plot = cv2.imread(str(path)) if path is not None else None
+    return pictures
+
+
 def write_summary(
     folder: Path,
     report: dict,
-    simulation: tuple | None = None,
+    pictures: Pictures | None = None,
     masks_roots: list[Path] | None = None,
     video: str | None = None,
-    sheet: list[tuple[str, np.ndarray]] | None = None,
 ) -> Path:
     """Writes ``folder/summary.html`` for a report.
 
     Args:
         folder: Where to write (a run's staging folder).
         report: The report.json content the page describes.
-        simulation: ``(geometry, model, record)`` of its verification, for the keyframe
-            sheet and the error plot; None for a run without one.
+        pictures: Its verification's pictures (:func:`make_pictures`); None for a run without one.
         masks_roots: Folders with the masks (see :func:`render_summary`).
         video: The comparison video's path relative to the page.
-        sheet: The keyframe rows already rendered (the comparison's); rendered here when None.
 
     Returns:
         The page's path.
     """
-    plot = None
-    scratch = folder / ".summary-plot"
-    if simulation is not None:
-        geometry, model, record = simulation
-        if sheet is None:
-            sheet = keyframe_sheet(report, geometry, model, record)
-        scratch.mkdir(exist_ok=True)
-        plot = error_plot(report, geometry, record, scratch)
-    page = render_summary(report, sheet, plot, masks_roots, video)
-    if scratch.exists():
-        for child in scratch.iterdir():
-            child.unlink()
-        scratch.rmdir()
+    page = render_summary(report, pictures or Pictures(), masks_roots, video)
     path = folder / SUMMARY_NAME
     path.write_text(page, encoding="utf-8")
     return path

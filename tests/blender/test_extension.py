@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -196,3 +197,16 @@ def test_the_whole_pipeline_verifies_the_demo_in_blender(tmp_path: Path, empty_s
     assert report["verification"]["passed"], report["verification"]["checks"]
     assert (out / "mjcf" / "scene.xml").is_file() and (out / "scene.blend").is_file()
     assert empty_scene.frame_end == 149
+
+
+def test_heavy_operators_push_undo_but_are_never_redone(extension) -> None:
+    """Run, Open Run, Verify, Import Sim and every fix make one undo step each, and none shows in the Adjust
+    Last Operation panel: redoing from there runs execute() on the UI thread (a CoACD fix for minutes)."""
+    module = importlib.import_module(MODULE)
+    heavy = ["run_pipeline", "open_run", "verify", "import_simulation", "rim_scale", "scale_object", "offset_object",
+             "set_collision", "add_keyframe", "move_keyframe", "delete_keyframe", "apply_suggestion", "repair",
+             "undo_fix", "reverify"]  # fmt: skip
+    classes = {cls.bl_idname: cls for cls in module.operators.CLASSES}
+    for name in heavy:
+        options = classes[f"real2gym.{name}"].bl_options
+        assert "UNDO" in options and "REGISTER" not in options, (name, options)
