@@ -1,4 +1,4 @@
-"""Reading and checking a demo folder (``../shared/CONTRACT.md``).
+"""Reading and checking a demo folder (``docs/data-contract.md``).
 
 :func:`load_demo` reads ``camera.json``, ``prompts.json`` and the video, checks
 them against each other (frame sizes, prompt frames and boxes) and returns a

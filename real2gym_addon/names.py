@@ -2,7 +2,7 @@
 
 An object's name from prompts.json (or from a report read back) names its mask
 folder, its MJCF bodies and its Blender objects. A name is a name, never a path
-(``../shared/CONTRACT.md``): :func:`check_object_name` rejects anything that
+(``docs/data-contract.md``): :func:`check_object_name` rejects anything that
 could leave the output folder or break on another operating system, with a
 message naming the object. :func:`inside` is the second line of defence: every
 place that turns a name or a recorded path into a file path checks that the

@@ -71,7 +71,7 @@ class PipelineRun:
     """One run of the pipeline on a demo folder.
 
     Args:
-        demo_dir: The demo folder (``../shared/CONTRACT.md``).
+        demo_dir: The demo folder (``docs/data-contract.md``).
         out_dir: The output folder; created if missing.
         progress: Receives progress and carries cancellation; a silent one when None.
         segmentation: The segmentation backend and its settings.

@@ -3,7 +3,7 @@
 One serialisable record (:class:`SceneDescription`) holds what the stages know
 about a demo: the video, the camera, the table, the objects and their motion,
 the interaction keyframes, the checks and the files written. Each stage adds to
-it; ``report.json`` is written from it (``../shared/CONTRACT.md``), and the
+it; ``report.json`` is written from it (``docs/data-contract.md``), and the
 Blender bridge builds the Blender scene from it.
 """
 

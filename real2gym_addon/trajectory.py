@@ -3,7 +3,7 @@
 :func:`read_trajectory` is the door: it checks the whole file before any stage
 runs (structure, frames inside the video and in order, finite positions within
 reach, unit quaternions, the gripper's state in range) and says how much of the
-video the recording covers. Robots write their hand in several ways (CONTRACT.md,
+video the recording covers. Robots write their hand in several ways (docs/data-contract.md,
 docs/data-contract.md): in the camera, world or robot-base frame; at the flange with a
 ``tcp_offset`` to the grasp centre; with another axis convention (``axes``); the gripper
 as fraction open, finger gap in metres or closure, commanded or measured. The reader

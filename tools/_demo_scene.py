@@ -1,7 +1,7 @@
 """The demo scene: a table, an open container (cup or bowl), a block, a gripper, a camera.
 
 Builds the MuJoCo model of the bundled demo with ``mujoco.MjSpec``. World frame: z up,
-gravity -z, z = 0 on the table top (CONTRACT.md). Every object sits in its own geom
+gravity -z, z = 0 on the table top (docs/data-contract.md). Every object sits in its own geom
 group so that masks of one object alone can be rendered by switching groups off.
 
 The gripper (``_demo_gripper``) is driven by a mocap body; the block is held by

@@ -1,4 +1,4 @@
-"""The demo folder's JSON files: camera, prompts, trajectory and truth (CONTRACT.md).
+"""The demo folder's JSON files: camera, prompts, trajectory and truth (docs/data-contract.md).
 
 Camera frame: OpenCV (x right, y down, z forward, metres). ``world_from_camera`` maps
 camera coordinates to the world frame (z up, z = 0 on the table). Quaternions are

@@ -9,7 +9,7 @@ object to its target. A layout is kept only if every object stays in the picture
 80 pixels across at 640x480, and no two objects' boxes overlap on the prompt frame. The
 same seed gives the same scene at any image size and length.
 
-World frame: z up, z = 0 on the table top, metres (CONTRACT.md). Colours are linear RGB.
+World frame: z up, z = 0 on the table top, metres (docs/data-contract.md). Colours are linear RGB.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 (:class:`Camera`), the light, the hand's waypoints, and the poses they give on every
 frame. ``_varied_draw`` draws a scene from a seed; ``_varied_hand`` shapes the hand.
 
-World frame: z up, z = 0 on the table top, metres (CONTRACT.md). Camera frame: OpenCV
+World frame: z up, z = 0 on the table top, metres (docs/data-contract.md). Camera frame: OpenCV
 (x right, y down, z forward). Colours are linear RGB in [0, 1].
 """
 

@@ -3,7 +3,7 @@
 Masks: an object's visible mask is where the visible ID image shows its ID; its full
 mask is where the full ID image shows it with nothing in front; ``visible_fraction`` is
 the one's area over the other's. The formats are those ``real2gym_addon.truth`` and
-``real2gym_addon.demo`` read (CONTRACT.md).
+``real2gym_addon.demo`` read (docs/data-contract.md).
 """
 
 from __future__ import annotations

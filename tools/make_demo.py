@@ -3,7 +3,7 @@
 
 A floating parallel-jaw gripper picks a block off a table by friction, carries it over
 an open container (a cup, or with ``--target bowl`` a bowl) and drops it in. MuJoCo
-simulates and renders it; the folder follows ``CONTRACT.md`` (video or frames,
+simulates and renders it; the folder follows ``docs/data-contract.md`` (video or frames,
 camera.json, depth PNGs, prompts.json, optionally trajectory.json) plus truth.json for
 scoring. The outcome is checked: the generator exits with status 1 if the block was not
 lifted by the fingers or did not end resting in the container, and with status 2 for

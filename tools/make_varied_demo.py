@@ -10,7 +10,7 @@ another spot, lets go and leaves; an area key light that moves, a brightness cha
 sometimes motion blur, depth of field, white objects on a white table, look-alike
 objects side by side or an object carried towards the camera: all drawn from
 ``--seed``. The frames get phone-like noise and JPEG compression (quality 35-80 per
-frame) before they are encoded as ``video.mp4``. The folder follows CONTRACT.md
+frame) before they are encoded as ``video.mp4``. The folder follows docs/data-contract.md
 (camera.json with ``world_from_camera``, prompts.json from the truth on frame 0,
 sometimes depth/) plus truth.json (visible masks as RLE, visible fractions, poses)
 for scoring. Exit status 1 when no scene of the seed can be filmed.

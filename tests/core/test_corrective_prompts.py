@@ -1,7 +1,7 @@
 """Corrective prompts: several prompts for one object, later ones re-seeding its mask.
 
 prompts.json may give an object a ``prompts`` list beside (or instead of) its
-single ``frame``/``box``/``points`` (``shared/CONTRACT.md``). These tests check
+single ``frame``/``box``/``points`` (``docs/data-contract.md``). These tests check
 the reader and the editor's writer, the backends' restart of a track on a
 correction's frame, and on the bundled demo that a correction rescues a block
 whose first prompt was drawn on the cup's edge, leaving the earlier frames and

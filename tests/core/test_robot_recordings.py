@@ -1,6 +1,6 @@
 """Robot recordings as robots write them, grasps and releases from them, careful releases and --repair.
 
-Each trajectory.json convention of CONTRACT.md is written here from one known
+Each trajectory.json convention of docs/data-contract.md is written here from one known
 motion (grasp centre, contract axes, finger gap) by transforming it the way a
 robot would store it; the reader must give back the same motion. The bundled
 demo's own recording is then rewritten as a careful robot's (measured width,
