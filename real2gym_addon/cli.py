@@ -443,6 +443,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_view(args: argparse.Namespace) -> int:
+    from .viewer import view_run
+
+    replayed = view_run(args.out_dir, speed=args.speed, loop=not args.once, seconds=args.seconds)
+    print(f"replayed {replayed} frames")
+    return 0
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from .batch import run_batch
 
@@ -603,6 +611,13 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("out_dir", help="an output folder with report.json")
     compare.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     compare.set_defaults(handler=_cmd_compare)
+    view = commands.add_parser("view", help="replay the simulated demo in MuJoCo's viewer (needs a display)")
+    view.add_argument("out_dir", help="an output folder with report.json and mjcf/scene.xml")
+    view.add_argument("--speed", type=_number_in(0.05, 20.0), default=1.0, metavar="X",
+                      help="playback speed (1 = the video's)")  # fmt: skip
+    view.add_argument("--once", action="store_true", help="play once instead of looping")
+    view.add_argument("--seconds", type=_number_in(0.1, 86400.0), metavar="S", help="close after S seconds")
+    view.set_defaults(handler=_cmd_view)
     batch = commands.add_parser("batch", help="run many demo folders in parallel processes")
     batch.add_argument("demo_dirs", nargs="+", help="demo folders")
     batch.add_argument("--out", required=True, help="output root; one folder per demo and summary.md")

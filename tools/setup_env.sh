@@ -40,8 +40,9 @@ _python311() {
 }
 
 ensure_system() {
-    # EGL/Mesa for MuJoCo's offscreen renderer; unshare (util-linux) for tools/blender.
-    _apt_install libegl1 libgl1-mesa-dri libgles2 util-linux ca-certificates
+    # EGL/Mesa for MuJoCo's offscreen renderer; unshare (util-linux) for tools/blender; an X server,
+    # xwd and ImageMagick for the test of `real2gym view` (MuJoCo's viewer window, under Xvfb).
+    _apt_install libegl1 libgl1-mesa-dri libgles2 util-linux ca-certificates xvfb x11-apps imagemagick
 }
 
 ensure_venv() {
