@@ -236,3 +236,27 @@ def test_only_the_finger_pads_grip(demo_and_geometry, tmp_path: Path) -> None:
         )
     assert model.geom("gripper_palm").friction[0] == spec.shell_friction
     assert result.passed
+
+
+def test_grasp_held_judges_a_lift_held_to_the_end() -> None:
+    """A lift may never let go: its hold runs from the grasp to the end of the video. Any other task needs its
+    release keyframe (before, a lift without a release always failed)."""
+    from types import SimpleNamespace
+
+    from real2gym.real2gym_addon.verify import checks
+
+    frames = 40
+    record = SimpleNamespace(
+        frames=frames,
+        finger_contacts={"block": np.ones((frames, 2), bool)},
+        positions={"block": np.zeros((frames, 3))},
+        gripper_positions=np.zeros((frames, 3)),
+    )
+    geometry = SimpleNamespace(keyframes=[{"frame": 10, "event": "grasp", "object": "block"},
+                                          {"frame": 14, "event": "lift", "object": "block"}])  # fmt: skip
+    held = checks.grasp_held({"type": "lift", "object": "block"}, geometry, record)
+    assert held["passed"] and held["frames"] == [12, frames - 1]
+    record.finger_contacts["block"][30:] = False  # dropped near the end
+    assert not checks.grasp_held({"type": "lift", "object": "block"}, geometry, record)["passed"]
+    placed = checks.grasp_held({"type": "place_in", "object": "block", "target": "cup"}, geometry, record)
+    assert not placed["passed"] and "no release keyframe" in placed["reason"]
