@@ -86,12 +86,16 @@ def test_panel_draws_in_the_sidebar(tmp_path: Path) -> None:
 
 def test_open_run_builds_a_command_line_run_in_the_gui(tmp_path: Path) -> None:
     """A run made by the command line (bpy 4.2 module) opens in Blender 4.3's GUI from its folder alone."""
+    import shutil
     import subprocess
     import sys
+    import tempfile
 
     import cv2
 
-    out = tmp_path / "out"
+    # A short, neutral output path: the screenshot is the user guide's and the README's picture.
+    neutral = Path(tempfile.mkdtemp(prefix="real2gym-"))
+    out = neutral / "block_in_cup"
     run = subprocess.run(
         [sys.executable, "-m", "real2gym_addon", "run", str(REPO / "examples" / "block_in_cup"), "--out", str(out),
          "-q", "--no-blend"],
@@ -108,7 +112,10 @@ def test_open_run_builds_a_command_line_run_in_the_gui(tmp_path: Path) -> None:
         "--python", str(Path(__file__).with_name("open_run_session.py")), "--",
         str(_extension_zip()), str(out), str(result_file), str(shot),
     ]  # fmt: skip
-    log = run_blender(command, env)
+    try:
+        log = run_blender(command, env)
+    finally:
+        shutil.rmtree(neutral, ignore_errors=True)
     (OUTPUT / "open_run.log").write_text(log)
     assert result_file.is_file(), f"Blender ended without a result:\n{log[-3000:]}"
     result = json.loads(result_file.read_text())
