@@ -283,17 +283,23 @@ def ensure_registered() -> bool:
     Returns:
         Whether they were registered now (then :func:`release` them when done).
     """
+    from . import fix_properties  # it imports this module
+
     if hasattr(bpy.types.Scene, "real2gym"):
         return False
-    for cls in CLASSES:
+    for cls in [*CLASSES, *fix_properties.CLASSES]:
         bpy.utils.register_class(cls)
     attach()
+    fix_properties.attach()  # scene.real2gym.fixes: the Keyframes panel's state, which a run fills
     return True
 
 
 def release() -> None:
     """Undoes :func:`ensure_registered`: the bpy module (4.2) crashes at interpreter exit while a
     Python-defined property group is still attached to its types."""
+    from . import fix_properties
+
+    fix_properties.detach()
     detach()
-    for cls in reversed(CLASSES):
+    for cls in reversed([*CLASSES, *fix_properties.CLASSES]):
         bpy.utils.unregister_class(cls)
