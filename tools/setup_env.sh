@@ -59,7 +59,7 @@ ensure_venv() {
     fi
     stamp="$VENV/.real2gym-installed"
     local kind="${1:-full}" have
-    have="$(cat "$stamp" 2>/dev/null)"
+    have="$(cat "$stamp" 2>/dev/null || true)"  # no stamp yet: set -e must not stop here
     # runtime: requirements.txt; full: that, requirements-dev.txt and requirements-sam2.txt.
     local runtime_want full_want
     runtime_want="runtime $(cat "$REPO/requirements.txt" "$REPO/pyproject.toml" | sha256sum | cut -d' ' -f1)"
