@@ -29,6 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .errors import Real2GymError
 from .verify import checks as limits
 
 SUMMARY_NAME = "summary.html"
@@ -144,7 +145,7 @@ def _review_thumbnails(report: dict, masks_roots: list[Path]) -> list[tuple[str,
                 try:
                     video = video or open_video(video_source(report))
                     image = video.read_frame(first).copy()
-                except Exception:  # a moved video: the caption alone still says where to look
+                except (Real2GymError, OSError, cv2.error):  # a moved video: the caption still says where
                     image = None
                 if image is not None and mask_file is not None:
                     mask = cv2.imread(str(mask_file), cv2.IMREAD_GRAYSCALE) > 0
@@ -355,8 +356,6 @@ def make_pictures(report: dict, geometry, model, record) -> Pictures:
     is Blender's (EGL_BAD_ACCESS).
     """
     import tempfile
-
-    from .errors import Real2GymError
 
     pictures = Pictures()
     try:
