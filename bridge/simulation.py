@@ -31,7 +31,7 @@ import numpy as np
 from ..real2gym_addon.compare import per_frame_errors
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
-from ..real2gym_addon.physics import physics_from_report
+from ..real2gym_addon.physics import physics_with
 from ..real2gym_addon.reverify import camera_from_report, read_report, simulate_report
 from ..real2gym_addon.verify.run import verify_scene
 from .animation import write_keyframes
@@ -98,11 +98,10 @@ def simulate_run(
         geometry, model, record = simulate_report(report)
         return Simulation(report, geometry, model, record)
     geometry = geometry_from_report(report)
-    reported_masses, reported_frictions = physics_from_report(report)
+    masses, frictions = physics_with(report, masses, frictions)
     with tempfile.TemporaryDirectory() as scratch:
         verification = verify_scene(geometry, camera_from_report(report), report["task"],
-                                    report["video"]["fps"], Path(scratch), reported_masses | (masses or {}),
-                                    frictions=reported_frictions | (frictions or {}))  # fmt: skip
+                                    report["video"]["fps"], Path(scratch), masses, frictions=frictions)  # fmt: skip
     return Simulation(report, geometry, verification.scene, verification.record)
 
 

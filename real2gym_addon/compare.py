@@ -32,7 +32,7 @@ from .pipeline import MASKS_NAME, REPORT_NAME
 from .progress import Progress
 from .report_check import video_source
 from .reverify import camera_from_report, read_report, simulate_report
-from .summary import SUMMARY_NAME, Pictures, write_summary
+from .summary import Pictures, write_summary
 from .video import open_video
 from .video_out import VideoWriter
 
@@ -235,7 +235,7 @@ def render_comparison(
             "contact_sheet": f"{COMPARE_NAME}/contact_sheet.png",
             "error_plot": f"{COMPARE_NAME}/errors.png",
         }
-        report.setdefault("artifacts", {}).update(artifacts, summary=SUMMARY_NAME)
+        report.setdefault("artifacts", {}).update(artifacts)
         pictures = Pictures(sheet_rows, cv2.imread(str(folder / "errors.png")))
         write_summary(
             output.staging, report, pictures, [output.path / MASKS_NAME], artifacts["comparison_video"]

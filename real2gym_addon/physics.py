@@ -46,6 +46,14 @@ def physics_from_report(report: dict) -> tuple[dict[str, float], dict[str, float
     return masses, frictions
 
 
+def physics_with(
+    report: dict, masses: dict[str, float] | None, frictions: dict[str, float] | None
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The report's masses and frictions (:func:`physics_from_report`) with the given overrides over them."""
+    reported_masses, reported_frictions = physics_from_report(report)
+    return reported_masses | (masses or {}), reported_frictions | (frictions or {})
+
+
 def record_frictions(report: dict, frictions: dict[str, float]) -> None:
     """Writes the friction every object was verified with into the report (``objects[].friction``).
 

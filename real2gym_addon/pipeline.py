@@ -246,7 +246,6 @@ class PipelineRun:
         if "verification" in report:
             report["verification"]["suggestions"] = suggest_fixes(report)
         self.progress.step("writing summary.html", 0.97)
-        report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
         write_summary(staging, report, self.pictures, [staging / MASKS_NAME, self._output.path / MASKS_NAME])
         write_json_atomic(staging / REPORT_NAME, report)
         keep = () if self.resegment is None else (MASKS_NAME,)  # one object again: the others' masks stay

@@ -17,10 +17,10 @@ from .errors import OutputError, Real2GymError
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
-from .physics import physics_from_report, record_frictions
+from .physics import physics_from_report, physics_with, record_frictions
 from .pipeline import MASKS_NAME, MJCF_NAME, REPORT_NAME
 from .report_check import check_report
-from .summary import SUMMARY_NAME, make_pictures, write_summary
+from .summary import make_pictures, write_summary
 from .verify.run import Verification, verify_scene
 
 
@@ -79,7 +79,6 @@ def reverify(
             report["verification"]["stale"] = True  # its verdict is of the scene before the edit
         output = OutputFolder(out_dir)
         with output:
-            report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
             write_summary(output.staging, report, None, [output.path / MASKS_NAME])
             write_json_atomic(output.staging / REPORT_NAME, report)
         return report, None
@@ -88,9 +87,7 @@ def reverify(
         unknown = set(given or {}) - {o.name for o in geometry.objects}
         if unknown:
             raise Real2GymError(f"{what} names unknown objects: {', '.join(sorted(unknown))}")
-    reported_masses, reported_frictions = physics_from_report(report)
-    masses = reported_masses | (masses or {})
-    frictions = reported_frictions | (frictions or {})
+    masses, frictions = physics_with(report, masses, frictions)
     output = OutputFolder(out_dir)
     try:
         started = time.perf_counter()
@@ -103,7 +100,6 @@ def reverify(
         report["verification"]["suggestions"] = suggest_fixes(report)
         report.setdefault("artifacts", {})["mjcf"] = f"{MJCF_NAME}/scene.xml"
         report.setdefault("timing", {}).setdefault("stages_s", {})["verify"] = time.perf_counter() - started
-        report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
         # An earlier comparison video shows the scene before this verification: not linked (compare again).
         pictures = make_pictures(report, geometry, verification.scene.model, verification.record)
         write_summary(output.staging, report, pictures, [output.path / MASKS_NAME])

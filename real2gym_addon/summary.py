@@ -375,7 +375,7 @@ def write_summary(
     masks_roots: list[Path] | None = None,
     video: str | None = None,
 ) -> Path:
-    """Writes ``folder/summary.html`` for a report.
+    """Writes ``folder/summary.html`` for a report and names it in the report's ``artifacts``.
 
     Args:
         folder: Where to write (a run's staging folder).
@@ -387,6 +387,7 @@ def write_summary(
     Returns:
         The page's path.
     """
+    report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
     page = render_summary(report, pictures or Pictures(), masks_roots, video)
     path = folder / SUMMARY_NAME
     path.write_text(page, encoding="utf-8")

@@ -256,12 +256,6 @@ def _plane_from_disparity(coef: np.ndarray) -> tuple[np.ndarray, float]:
     return -coef / length, 1.0 / length
 
 
-def _disparity_residuals(points: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
-    """Inverse depth of each point minus the plane's along its ray (1/m; > 0 above the table)."""
-    rays, inverse = _disparity_system(points)
-    return inverse + rays @ normal / offset
-
-
 def refine_plane(
     points: np.ndarray, normal: np.ndarray, offset: float, noise_1m: float, rounds: int = NOISE_ROUNDS
 ) -> tuple[np.ndarray, float, float]:
