@@ -8,9 +8,16 @@ package also imports in plain Python (the ``real2gym`` command line).
 
 
 def _classes() -> list:
-    from . import bridge, operators, panels
+    from . import operators, panels
+    from .bridge import fix_properties, preferences, properties
 
-    return [*bridge.CLASSES, *operators.CLASSES, *panels.CLASSES]
+    return [
+        *properties.CLASSES,
+        *preferences.CLASSES,
+        *fix_properties.CLASSES,
+        *operators.CLASSES,
+        *panels.CLASSES,
+    ]
 
 
 def register() -> None:

@@ -1,7 +1,7 @@
 """The comparison video (real | reconstruction | simulation) with Blender's render in the middle.
 
 The core's :func:`~real2gym_addon.compare.render_comparison` composes the
-video; its middle panel comes from a :class:`BlenderPanelRenderer`: the
+video; its middle tile comes from a :class:`BlenderTileRenderer`: the
 reconstruction rendered by Workbench from the Real2Gym Camera at the video's
 size, one PNG per frame (the simulated copies hidden). Where Blender cannot
 render (no OpenGL), or the scene has no reconstruction, the core's own MuJoCo
@@ -25,7 +25,8 @@ import numpy as np
 from ..real2gym_addon.compare import render_comparison
 from ..real2gym_addon.errors import Cancelled, Real2GymError
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.reverify import read_report
+from ..real2gym_addon.report_check import read_report
+from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
 from .simulation import SIM_COLLECTION
 from .verification import scene_out_dir
@@ -45,16 +46,16 @@ class Compared:
 
     Attributes:
         artifacts: The files written (relative to the output folder), as report.json's ``artifacts``.
-        blender_panel: True when the middle panel is Blender's render, False when MuJoCo's.
+        blender_tile: True when the middle tile is Blender's render, False when MuJoCo's.
         warnings: Why Blender's render was not used.
     """
 
     artifacts: dict[str, str]
-    blender_panel: bool
+    blender_tile: bool
     warnings: list[str]
 
 
-class BlenderPanelRenderer:
+class BlenderTileRenderer:
     """Renders the reconstruction with Workbench from the Real2Gym Camera, one PNG per video frame.
 
     A context manager: entering sets the render settings (Workbench, the video's
@@ -71,7 +72,7 @@ class BlenderPanelRenderer:
         self.scene, self.folder, self.size = scene, Path(folder), (width, height)
         self._saved: dict = {}
 
-    def __enter__(self) -> BlenderPanelRenderer:
+    def __enter__(self) -> BlenderTileRenderer:
         scene = self.scene
         render, shading = scene.render, scene.display.shading
         sim = bpy.data.collections.get(SIM_COLLECTION)
@@ -147,7 +148,7 @@ class BlenderPanelRenderer:
         return ""
 
     def __call__(self, frame: int) -> np.ndarray:
-        """The middle panel of a frame: ``HxWx3`` uint8 BGR at the video's size (rendered if missing)."""
+        """The middle tile of a frame: ``HxWx3`` uint8 BGR at the video's size (rendered if missing)."""
         path = self.path(frame)
         if not path.is_file():
             self.render(frame)
@@ -175,7 +176,7 @@ def _render_comparison(folder: Path, middle, progress: Progress | None) -> dict[
 
 
 def _fallback_warning(reason: str) -> str:
-    return f"{reason}; the middle panel is MuJoCo's render of the reconstruction instead"
+    return f"{reason}; the middle tile is MuJoCo's render of the reconstruction instead"
 
 
 def compare_in_scene(
@@ -198,19 +199,19 @@ def compare_in_scene(
     folder = scene_out_dir(scene, out_dir)
     video = read_report(folder)["video"]
     with tempfile.TemporaryDirectory() as scratch:
-        with BlenderPanelRenderer(scene, Path(scratch), video["width"], video["height"]) as renderer:
+        with BlenderTileRenderer(scene, Path(scratch), video["width"], video["height"]) as renderer:
             reason = renderer.usable()
             warnings = [_fallback_warning(reason)] if reason else []
             artifacts = _render_comparison(folder, None if reason else renderer, progress)
     return Compared(artifacts, not reason, warnings)
 
 
-class CompareJob:
-    """The comparison for the GUI: Blender renders on the main thread, then composing in a worker thread.
+class CompareJob(ThreadJob):
+    """The comparison for the GUI, a :class:`~.jobs.ThreadJob` with main-thread steps before its work.
 
-    Polled like :class:`~.pipeline.BackgroundRun`: while rendering, :attr:`done`
-    is True and each :meth:`advance` renders one frame; then the video is
-    composed in a worker thread.
+    Blender renders on the main thread: while rendering, :attr:`done` is True and
+    each :meth:`advance` renders one frame; then the video is composed in the
+    worker thread, and the last :meth:`advance` returns True.
 
     Args:
         scene: The scene with the reconstruction.
@@ -221,44 +222,33 @@ class CompareJob:
     """
 
     def __init__(self, scene: bpy.types.Scene, out_dir: str | Path = "") -> None:
+        super().__init__(self._compose, lambda scene, compared: compared, "the comparison")
         self.folder = scene_out_dir(scene, out_dir)
         video = read_report(self.folder)["video"]
         self.frames = int(video["frames"])
-        self.progress = Progress()
-        self.outcome: Compared | None = None
-        self.error: BaseException | None = None
         self._scratch = tempfile.TemporaryDirectory()
-        self._renderer = BlenderPanelRenderer(
-            scene, Path(self._scratch.name), video["width"], video["height"]
-        )
+        self._renderer = BlenderTileRenderer(scene, Path(self._scratch.name), video["width"], video["height"])
         self._next, self._warnings, self._middle = 0, [], None
-        self._thread: threading.Thread | None = None
 
     def start(self) -> CompareJob:
-        """Sets the render settings up (restored when the renders are done or cancelled)."""
+        """Claims the job slot and sets the render settings up (restored when the renders end or are cancelled).
+
+        Raises:
+            Real2GymError: Another job is running.
+        """
+        self._claim()
         self._renderer.__enter__()
         return self
 
-    @property
-    def done(self) -> bool:
-        """True while rendering (each :meth:`advance` renders a frame) and once composing has ended."""
-        return self._thread is None or not self._thread.is_alive()
-
     def cancel(self) -> None:
         """Stops at the next frame; the scene's settings are restored now."""
-        self.progress.cancel()
+        super().cancel()
         self._renderer.close()
 
-    def _compose(self) -> None:
-        inner = Progress(
-            lambda message, f: self.progress.step(message, RENDER_SHARE + (1 - RENDER_SHARE) * f)
-        )
-        try:
-            self.outcome = Compared(
-                _render_comparison(self.folder, self._middle, inner), self._middle is not None, self._warnings
-            )
-        except BaseException as e:  # handed to the main thread in advance()
-            self.error = e
+    def _compose(self, progress: Progress) -> Compared:
+        inner = Progress(lambda message, f: progress.step(message, RENDER_SHARE + (1 - RENDER_SHARE) * f))
+        artifacts = _render_comparison(self.folder, self._middle, inner)
+        return Compared(artifacts, self._middle is not None, self._warnings)
 
     def advance(self, scene: bpy.types.Scene) -> bool:
         """Renders the next frame, or starts or finishes the composing.
@@ -271,11 +261,10 @@ class CompareJob:
                 the scene's settings are restored.
         """
         if self._thread is not None:
-            self._thread.join()
-            self._scratch.cleanup()
-            if self.error is not None:
-                raise self.error
-            return True
+            try:
+                return super().advance(scene)
+            finally:
+                self._scratch.cleanup()
         try:
             if self.progress.cancelled:
                 raise Cancelled("cancelled by the user; nothing was written")
@@ -295,9 +284,10 @@ class CompareJob:
         except BaseException:
             self._renderer.close()
             self._scratch.cleanup()
+            self._release()
             raise
         if self._next >= self.frames:
             self._renderer.close()
-            self._thread = threading.Thread(target=self._compose, name="real2gym-compare", daemon=True)
+            self._thread = threading.Thread(target=self._run, name="real2gym-compare", daemon=True)
             self._thread.start()
         return False

@@ -20,8 +20,6 @@ own undo and redo.
 from __future__ import annotations
 
 import dataclasses
-import threading
-import time
 from pathlib import Path
 
 import bpy
@@ -31,11 +29,17 @@ from ..real2gym_addon.fixes import apply_fix, opening_probe, recorded_fixes, und
 from ..real2gym_addon.fixes.edits import check_fix_arguments, find_object
 from ..real2gym_addon.fixes.repair import repair_run
 from ..real2gym_addon.geometry.shapes import Shape
-from ..real2gym_addon.reverify import read_report, reverify
-from .review import fix_settings, measure_ious, report_dir, show_report
+from ..real2gym_addon.progress import Progress
+from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.reverify import reverify
+from ..real2gym_addon.verify.run import Verification
+from .jobs import ThreadJob, running
+from .reconstruction import build_from_report
+from .review import fix_settings, measure_ious, note_report_written, report_dir, show_report
+from .scene_guard import SceneGuard
+from .simulation import apply_simulation
+from .verification import physics_overrides
 
-_jobs: list[FixJob] = []
-"""The fix running in this Blender session (at most one)."""
 _redo: dict[str, list[dict]] = {}
 """Per output folder, the fixes undone through Blender's undo, most recent last (for redo)."""
 
@@ -46,11 +50,12 @@ class FixRequest:
 
     Attributes:
         out_dir: The run's output folder.
-        action: ``"fix"`` (apply ``fix``), ``"undo"`` (the last fix), ``"verify"`` (only re-verify)
-            or ``"repair"`` (apply the suggestions in turn, ``real2gym_addon.fixes.repair``).
+        action: ``"fix"`` (apply ``fix``), ``"undo"`` (the last fix) or ``"repair"`` (apply the suggestions in turn, ``real2gym_addon.fixes.repair``).
         fix: The fix (``{"kind", "object", ...}``, see :func:`~real2gym_addon.fixes.apply_fix`).
         verify: Re-verify after the change.
         rounds: At most this many repair steps.
+        masses: Object name -> kg set in Blender, for the verification (``verification.physics_overrides``).
+        frictions: Object name -> friction set in Blender, for the verification.
     """
 
     out_dir: Path
@@ -58,13 +63,13 @@ class FixRequest:
     fix: dict | None = None
     verify: bool = True
     rounds: int = 5
+    masses: dict[str, float] = dataclasses.field(default_factory=dict)
+    frictions: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def describe(self) -> str:
         """What is being done, for progress and messages."""
         if self.action == "undo":
             return "Undoing the last fix"
-        if self.action == "verify":
-            return "Verifying"
         if self.action == "repair":
             return "Repairing"
         what = f"{self.fix.get('kind')} on {self.fix.get('object')}"
@@ -101,8 +106,6 @@ class FixOutcome:
         entry = self.entry or {}
         if self.request.action == "undo":
             head = f"Undid {entry.get('kind')} on {entry.get('object')}"
-        elif self.request.action == "verify":
-            head = "Verified again"
         elif self.request.action == "repair":
             steps = (self.report.get("repair") or {}).get("rounds", [])
             head = f"Repaired in {sum(s['kept'] for s in steps)} kept step(s) of {len(steps)} tried"
@@ -119,138 +122,76 @@ class FixOutcome:
         return f"{head}: not verified ({', '.join(failed)} failed)"
 
 
-class FixJob:
-    """A change to a run whose work (fix, CoACD, MuJoCo) runs in a worker thread.
+def fix_job(scene: bpy.types.Scene, request: FixRequest) -> ThreadJob:
+    """A change to a run as a job: the fix, CoACD and MuJoCo in the worker thread, then the result
+    shown in the scene on the main thread.
 
-    :meth:`run` does the work on the calling thread (scripts, ``blender -b``);
-    :meth:`start` in a worker thread (the GUI), polled through :attr:`done`,
-    :attr:`fraction` and :attr:`message`. :meth:`finish`, on the main thread,
-    shows the result in the scene.
+    ``job.start()`` runs it in the background (the GUI), ``job.run_now(scene)`` synchronously
+    (scripts, ``blender -b``). Its ``outcome`` is the :class:`FixOutcome`. The verification made
+    by the change is the one keyed in the scene: nothing is simulated twice.
 
-    Args:
-        request: What to change.
+    Raises:
+        Real2GymError (from ``start``/``run_now``): Another job is running.
     """
+    entries: list[dict] = []
 
-    def __init__(self, request: FixRequest) -> None:
-        self.request = request
-        self.message = request.describe()
-        self.fraction = 0.0
-        self.started = time.monotonic()
-        self.error: BaseException | None = None
-        self._report: dict | None = None
-        self._entry: dict | None = None
-        self._thread: threading.Thread | None = None
-        self._abandoned = False
+    def edit(report: dict) -> None:
+        if request.action == "undo":
+            entries.append(undo_last(report))
+        else:
+            entries.append(apply_fix(report, request.fix))
 
-    def _edit(self, report: dict) -> None:
-        self.fraction = 0.1
-        if self.request.action == "undo":
-            self._entry = undo_last(report)
-        elif self.request.action == "fix":
-            self._entry = apply_fix(report, self.request.fix)
-        if self.request.verify:
-            self.message, self.fraction = "Verifying in MuJoCo", 0.5
+    def work(progress: Progress):
+        progress.step(request.describe(), 0.1)
+        if request.action == "repair":
+            steps = Progress(lambda message, fraction: progress.step(message, 0.1 + 0.8 * fraction))
+            return repair_run(request.out_dir, request.rounds, steps.step, request.masses, request.frictions)
+        return reverify(request.out_dir, request.masses, edit, request.verify, request.frictions)
 
-    def _progress(self, message: str, fraction: float) -> None:
-        self.message, self.fraction = message, fraction
+    def apply(scene: bpy.types.Scene, result) -> FixOutcome:
+        report, verification = result
+        return _show_change(scene, request, report, entries[0] if entries else None, verification)
 
-    def run(self) -> None:
-        """Does the work on this thread; errors are kept for :meth:`finish`."""
-        try:
-            if self.request.action == "repair":
-                self._report = repair_run(self.request.out_dir, self.request.rounds, self._progress)
-            else:
-                edit = None if self.request.action == "verify" else self._edit
-                self._report, _ = reverify(self.request.out_dir, edit=edit, verify=self.request.verify)
-            self.fraction = 1.0
-        except BaseException as e:  # handed to the main thread in finish()
-            self.error = e
-        finally:
-            if self._abandoned and self in _jobs:
-                _jobs.remove(self)
-
-    def start(self) -> None:
-        """Starts the work in a worker thread."""
-        self._thread = threading.Thread(target=self.run, name="real2gym-fix", daemon=True)
-        self._thread.start()
-
-    @property
-    def done(self) -> bool:
-        """True once the work has ended: call :meth:`finish`."""
-        return self._thread is None or not self._thread.is_alive()
-
-    def abandon(self) -> None:
-        """Nobody will finish this job (its operator ended): it frees the slot when its work ends.
-
-        The work itself cannot be stopped half-way; report.json is written when it succeeds.
-        """
-        self._abandoned = True
-        if self.done and self in _jobs:
-            _jobs.remove(self)
-
-    @property
-    def elapsed(self) -> float:
-        """Seconds since the job was made."""
-        return time.monotonic() - self.started
-
-    def finish(self, scene: bpy.types.Scene) -> FixOutcome:
-        """Shows the result in the scene (main thread); call when :attr:`done`.
-
-        Raises:
-            Real2GymError: The change did not apply; report.json and the scene are as they were.
-        """
-        if self._thread is not None:
-            self._thread.join()
-        if self in _jobs:
-            _jobs.remove(self)
-        if self.error is not None:
-            raise self.error
-        outcome = FixOutcome(self._report, self._entry, self.request)
-        key = str(self.request.out_dir)
-        if self.request.action in ("fix", "repair"):
-            _redo.pop(key, None)  # a new fix: what was undone can no longer be redone
-        elif self.request.action == "undo":
-            _redo.setdefault(key, []).append(recorded_fixes({"edit_log": [self._entry]})[0])
-        show_report(scene, self._report, self.request.out_dir)
-        state = fix_settings(scene)
-        probe = (self._entry or {}).get("opening_probe")
-        if probe is not None:
-            state.probe_result = _probe_text(self.request.fix["object"], probe)
-        if self.request.action != "verify":
-            outcome.warnings += _rebuild(scene, self.request.out_dir, self.request.verify)
-        state.status = outcome.message()
-        measure_ious(scene)  # the reconstruction may have moved
-        return outcome
+    return ThreadJob(work, apply, f"a fix ({request.describe()})")
 
 
-def _rebuild(scene: bpy.types.Scene, out_dir: Path, verified: bool) -> list[str]:
-    """Rebuilds the reconstruction and re-imports the simulation, where the bridge has them.
+def _show_change(
+    scene: bpy.types.Scene, request: FixRequest, report: dict, entry: dict | None, verification
+) -> FixOutcome:
+    """Shows a committed change in the scene: the report, the rebuilt reconstruction, its simulation."""
+    outcome = FixOutcome(report, entry, request)
+    key = str(request.out_dir)
+    if request.action in ("fix", "repair"):
+        _redo.pop(key, None)  # a new fix: what was undone can no longer be redone
+    elif request.action == "undo":
+        _redo.setdefault(key, []).append(recorded_fixes({"edit_log": [entry]})[0])
+    show_report(scene, report, request.out_dir)
+    note_report_written(scene)
+    state = fix_settings(scene)
+    probe = (entry or {}).get("opening_probe")
+    if probe is not None:
+        state.probe_result = _probe_text(request.fix["object"], probe)
+    outcome.warnings += _rebuild(scene, report, verification)
+    state.status = outcome.message()
+    measure_ious(scene)  # the reconstruction may have moved
+    return outcome
+
+
+def _rebuild(scene: bpy.types.Scene, report: dict, verification: Verification | None) -> list[str]:
+    """Rebuilds the reconstruction, and keys the change's own simulation when it was verified.
 
     Returns:
-        Warnings: what failed (the fix itself is committed either way).
+        Warnings: what failed (the change itself is committed either way).
     """
+    geometry = None if verification is None else verification.geometry
     warnings = []
     try:
-        from . import reconstruction
-    except ImportError:
-        reconstruction = None
-    try:
-        from . import simulation
-    except ImportError:
-        simulation = None
-    steps = [(reconstruction, "build_reconstruction", "rebuilding the reconstruction")]
-    if verified:
-        steps.append((simulation, "import_simulation", "importing the simulation"))
-    for module, name, what in steps:
-        function = getattr(module, name, None)
-        if function is None:
-            continue
-        try:
-            result = function(scene, out_dir)
-        except Exception as e:  # the report is committed; say what is stale
-            warnings.append(f"the fix is saved, but {what} failed: {e}")
-            continue
-        warnings += [str(w) for w in getattr(result, "warnings", None) or []]
+        with SceneGuard(scene) as guard:
+            warnings += build_from_report(scene, report, guard, geometry=geometry).warnings
+            if verification is not None:
+                apply_simulation(scene, verification, guard)
+    except Exception as e:  # the report is committed; say what is stale
+        warnings.append(f"the change is saved, but showing it in the scene failed: {e}")
     return warnings
 
 
@@ -259,6 +200,20 @@ def _probe_text(name: str, probe: dict) -> str:
     return (
         f"{name}: a probe dropped in {verdict} ({probe['final_height_above_floor_m'] * 1000:.1f} mm above it)"
     )
+
+
+def _request(
+    scene: bpy.types.Scene,
+    report: dict,
+    folder: Path,
+    action: str,
+    fix: dict | None,
+    verify: bool,
+    rounds: int = 5,
+) -> FixRequest:
+    """A request whose verification uses the masses and frictions set in Blender, as Verify does."""
+    masses, frictions, _ = physics_overrides(scene, report)
+    return FixRequest(folder, action, fix, verify, rounds, masses, frictions)
 
 
 def _verify_default(scene: bpy.types.Scene, verify: bool | None) -> bool:
@@ -281,8 +236,9 @@ def fix_request(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -
     folder = report_dir(scene)
     # Checked here, on the main thread, before any job starts: the report as read back, then the
     # fix's arguments against their ranges and the video (the same checks as the command line).
-    check_fix_arguments(fix, read_report(folder)["video"]["frames"])
-    return FixRequest(folder, "fix", fix, _verify_default(scene, verify))
+    report = read_report(folder)
+    check_fix_arguments(fix, report["video"]["frames"])
+    return _request(scene, report, folder, "fix", fix, _verify_default(scene, verify))
 
 
 def keyframe_request(
@@ -315,18 +271,22 @@ def suggestion_request(scene: bpy.types.Scene, index: int, verify: bool | None =
         Real2GymError: No such suggestion.
     """
     folder = report_dir(scene)
-    suggestions = (read_report(folder).get("verification") or {}).get("suggestions") or []
+    report = read_report(folder)
+    suggestions = (report.get("verification") or {}).get("suggestions") or []
     if not 0 <= index < len(suggestions):
         raise Real2GymError(
             f"there is no suggestion {index + 1}: the run has {len(suggestions)}"
             + ("" if suggestions else " (verify it first, or it passed)")
         )
-    return FixRequest(folder, "fix", dict(suggestions[index]["fix"]), _verify_default(scene, verify))
+    return _request(
+        scene, report, folder, "fix", dict(suggestions[index]["fix"]), _verify_default(scene, verify)
+    )
 
 
 def repair_request(scene: bpy.types.Scene, rounds: int = 5) -> FixRequest:
     """Prepares the computed repair of the reviewed run: its suggestions applied in turn until it verifies."""
-    return FixRequest(report_dir(scene), "repair", None, True, rounds)
+    folder = report_dir(scene)
+    return _request(scene, read_report(folder), folder, "repair", None, True, rounds)
 
 
 def repair_in_scene(scene: bpy.types.Scene, rounds: int = 5) -> FixOutcome:
@@ -336,31 +296,8 @@ def repair_in_scene(scene: bpy.types.Scene, rounds: int = 5) -> FixOutcome:
 
 def undo_request(scene: bpy.types.Scene, verify: bool | None = None) -> FixRequest:
     """Prepares undoing the reviewed run's last fix."""
-    return FixRequest(report_dir(scene), "undo", None, _verify_default(scene, verify))
-
-
-def verify_request(scene: bpy.types.Scene) -> FixRequest:
-    """Prepares re-verifying the whole demo of the reviewed run."""
-    return FixRequest(report_dir(scene), "verify", None, True)
-
-
-def fix_running() -> bool:
-    """True while a fix started with :func:`start_fix` has not been finished."""
-    return bool(_jobs)
-
-
-def start_fix(scene: bpy.types.Scene, request: FixRequest) -> FixJob:
-    """Starts a change in a worker thread (the GUI); poll the job, then call its ``finish``.
-
-    Raises:
-        Real2GymError: Another fix is running.
-    """
-    if _jobs:
-        raise Real2GymError("a fix is already running; wait for it to finish")
-    job = FixJob(request)
-    _jobs.append(job)
-    job.start()
-    return job
+    folder = report_dir(scene)
+    return _request(scene, read_report(folder), folder, "undo", None, _verify_default(scene, verify))
 
 
 def run_fix(scene: bpy.types.Scene, request: FixRequest) -> FixOutcome:
@@ -369,11 +306,7 @@ def run_fix(scene: bpy.types.Scene, request: FixRequest) -> FixOutcome:
     Raises:
         Real2GymError: The change did not apply; report.json and the scene are as they were.
     """
-    if _jobs:
-        raise Real2GymError("a fix is already running; wait for it to finish")
-    job = FixJob(request)
-    job.run()
-    return job.finish(scene)
+    return fix_job(scene, request).run_now(scene)
 
 
 def apply_fix_in_scene(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -> FixOutcome:
@@ -401,11 +334,6 @@ def apply_suggestion_in_scene(scene: bpy.types.Scene, index: int, verify: bool |
 def undo_fix_in_scene(scene: bpy.types.Scene, verify: bool | None = None) -> FixOutcome:
     """Reverts the reviewed run's last fix, re-verifies, and shows the result."""
     return run_fix(scene, undo_request(scene, verify))
-
-
-def reverify_in_scene(scene: bpy.types.Scene) -> FixOutcome:
-    """Exports and simulates the whole demo of the reviewed run again, and shows the result."""
-    return run_fix(scene, verify_request(scene))
 
 
 def probe_in_scene(scene: bpy.types.Scene, name: str) -> dict:
@@ -442,8 +370,8 @@ def sync_with_undo(*_args) -> None:
     the fixes are undone in report.json (and kept for redo), or redone from
     what was undone, then verified again when *Verify after Fix* is on.
     """
-    if _jobs:
-        return  # a fix is writing the report; its finish shows the result
+    if running() is not None:
+        return  # a job is writing the report; its end shows the result
     for scene in bpy.data.scenes:
         state = getattr(getattr(scene, "real2gym", None), "fixes", None)
         if state is None or not state.report_dir:

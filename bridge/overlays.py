@@ -44,20 +44,26 @@ def _overlay_backgrounds(camera: bpy.types.Object) -> list:
     ]
 
 
-def _image(name: str, first_file: Path) -> bpy.types.Image:
+def _image(name: str, first_file: Path, final_file: Path) -> bpy.types.Image:
     image = bpy.data.images.get(image_name(name))
     if image is None:
-        image = bpy.data.images.load(str(first_file))
+        image = bpy.data.images.load(str(first_file))  # the file must exist to load
         image.name = image_name(name)
     elif Path(bpy.path.abspath(image.filepath)) != first_file:
         image.filepath = str(first_file)
     image.source = "SEQUENCE"
     image.reload()  # the files were replaced: drop cached frames
+    if final_file != first_file:
+        image.filepath = str(final_file)  # read from there on the next draw
     return image
 
 
 def show_overlays(
-    scene: bpy.types.Scene, overlay_dir: Path | str, frames: Mapping[str, int], visible: Mapping[str, bool]
+    scene: bpy.types.Scene,
+    overlay_dir: Path | str,
+    frames: Mapping[str, int],
+    visible: Mapping[str, bool],
+    final_dir: Path | str | None = None,
 ) -> list[bpy.types.Image]:
     """Shows each object's overlay sequence in front of the video in the camera view.
 
@@ -66,6 +72,8 @@ def show_overlays(
         overlay_dir: ``OUT/masks_overlay``, one folder of ``NNNNNN.png`` per object.
         frames: Number of overlay frames per object name (the video's frames).
         visible: Per object name, whether its overlay is shown (default: shown).
+        final_dir: Where the overlays will be once a run commits, when ``overlay_dir`` is its
+            staging folder: the images keep that path. ``overlay_dir`` when None.
 
     Returns:
         The overlay images, in ``frames`` order.
@@ -84,7 +92,8 @@ def show_overlays(
     images = []
     for name, count in frames.items():
         first = Path(overlay_dir).resolve() / name / f"{0:06d}.png"
-        image = _image(name, first)
+        final = Path(final_dir or overlay_dir).resolve() / name / f"{0:06d}.png"
+        image = _image(name, first, final)
         bg = next((b for b in _overlay_backgrounds(camera) if b.image == image), None)
         if bg is None:
             bg = data.background_images.new()

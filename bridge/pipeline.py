@@ -12,25 +12,28 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import bpy
 
-from ..real2gym_addon.errors import Real2GymError, WarningLog
+from ..real2gym_addon.errors import WarningLog
 from ..real2gym_addon.files import write_error
-from ..real2gym_addon.pipeline import STAGES, PipelineRun
+from ..real2gym_addon.geometry.stage import Geometry
+from ..real2gym_addon.pipeline import BLEND_NAME, STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.reverify import read_report
+from ..real2gym_addon.report_check import read_report
 from ..real2gym_addon.scene import SceneDescription
 from ..real2gym_addon.segmentation.backends import SegmentationOptions
-from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME, write_overlays
+from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME
+from ..real2gym_addon.verify.run import Verification
 from . import properties
+from .jobs import ThreadJob
 from .mask_review import show_mask_reviews
 from .overlays import show_overlays
 from .reconstruction import build_from_report
-from .review import load_review, show_report
+from .review import note_report_written, show_report
 from .scene_guard import SceneGuard
 from .simulation import apply_simulation, simulate_run
 from .video_scene import build_video_scene
@@ -78,10 +81,14 @@ def _build(
     out_dir: Path,
     guard: SceneGuard,
     log: WarningLog | None = None,
+    geometry: Geometry | None = None,
+    verification: Verification | None = None,
 ) -> None:
     """The whole scene of a run: video camera, state, mask reviews, reconstruction and simulation.
 
     ``report`` is the run's report.json content when the run has geometry (None before it).
+    A run hands over its typed ``geometry`` and its ``verification`` (whose simulation is
+    keyed); without them (Open Run) the geometry is read from the report and simulated.
     """
     build_video_scene(scene, description)
     state = scene.real2gym
@@ -99,21 +106,12 @@ def _build(
         else ""
     )
     if report is not None:
-        # The reconstruction, and the verified simulation on its own copies, from the
-        # report (its world frame, its objects, its keyframes).
-        build_from_report(scene, report, guard, log)
+        # The reconstruction, and the verified simulation on its own copies (its world frame,
+        # its objects, its keyframes).
+        build_from_report(scene, report, guard, log, geometry)
         if report.get("verification") is not None:
-            apply_simulation(scene, simulate_run(report), guard)
+            apply_simulation(scene, verification or simulate_run(report), guard)
         show_report(scene, report, Path(out_dir).resolve())  # the Keyframes panel, in the saved file too
-
-
-def _write_into(scene: bpy.types.Scene, out_dir: Path, guard: SceneGuard, log: WarningLog | None = None):
-    def write(description: SceneDescription, path: Path) -> None:
-        report = description.to_report() if description.geometry is not None else None
-        _build(scene, description, report, out_dir, guard, log)
-        save_blend_copy(path)
-
-    return write
 
 
 def open_run(scene: bpy.types.Scene, out_dir: str | Path) -> dict:
@@ -140,7 +138,6 @@ def open_run(scene: bpy.types.Scene, out_dir: str | Path) -> dict:
     guard = SceneGuard(scene)
     try:
         _build(scene, description, report if report.get("table") else None, folder, guard)
-        load_review(scene, folder)
     except BaseException:
         guard.restore()
         raise
@@ -148,211 +145,123 @@ def open_run(scene: bpy.types.Scene, out_dir: str | Path) -> dict:
     return report
 
 
-def finish_in_scene(run: PipelineRun, scene: bpy.types.Scene) -> Path:
-    """Builds the Blender scene from an analysed run and commits its output.
+def _stage_scene(
+    scene: bpy.types.Scene, run: PipelineRun, guard: SceneGuard, overlays: Mapping[str, int]
+) -> None:
+    """Builds an analysed run's scene from what it has in hand and saves scene.blend into its staging."""
+    run.progress.step("building the Blender scene", 0.8)
+    started = time.perf_counter()
+    report = run.report()  # made once; report.json is written from it at commit
+    _build(scene, run.scene, report if run.geometry is not None else None, run.out_dir, guard, run.log,
+           run.geometry, run.verification)  # fmt: skip
+    if overlays:
+        visible = {p.name: p.show_mask for p in scene.real2gym.object_prompts}
+        # Loaded from the staging folder, saved with the paths they have once the run commits.
+        show_overlays(scene, run.staging / OVERLAYS_NAME, overlays, visible, run.out_dir / OVERLAYS_NAME)
+    save_blend_copy(run.staging / BLEND_NAME)
+    run.add_output("blend", BLEND_NAME, "blender", time.perf_counter() - started)
+
+
+def finish_in_scene(
+    run: PipelineRun, scene: bpy.types.Scene, overlays: Mapping[str, int] | None = None
+) -> Path:
+    """Builds the Blender scene of an analysed run, saves scene.blend and commits the run's output.
 
     Call on Blender's main thread. After the geometry stage the scene gets the
-    reconstruction (:mod:`.reconstruction`), after the verify stage the
-    simulation too (:mod:`.simulation`). On failure the scene is restored.
+    reconstruction (:mod:`.reconstruction`) from the run's typed geometry, after the
+    verify stage the run's own simulation too (:mod:`.simulation`): nothing is
+    simulated again. On failure the scene is restored and nothing is committed.
 
     Args:
         run: A run whose ``analyse()`` succeeded.
         scene: The scene to build into.
+        overlays: Overlay frames per object that the run staged (``PipelineRun.mask_overlays``), to show.
 
     Returns:
         The written report.json.
     """
     guard = SceneGuard(scene)
     try:
-        report = run.finish(_write_into(scene, run.out_dir, guard, run.log))
+        _stage_scene(scene, run, guard, overlays or {})
+        report = run.commit()
     except BaseException:
         guard.restore()
         run.abort()
         raise
     guard.commit()
-    if run.scene is not None and run.scene.geometry is not None:
-        load_review(scene, run.out_dir)  # the Keyframes panel shows the new run, no Load Report needed
+    note_report_written(scene)  # the Keyframes panel already shows it: no need to read it back
     return report
 
 
-def _segmented_objects(run: PipelineRun) -> list[tuple[str, str]]:
-    section = run.scene.segmentation if run.scene is not None else None
-    if not section:
-        return []
-    return [(obj["name"], obj["masks"]) for obj in section.get("objects", [])]
-
-
-def _show_masks(scene: bpy.types.Scene, run: PipelineRun, frames: dict[str, int]) -> None:
-    """Shows the overlays in the scene and saves scene.blend again, so that it shows them too."""
-    visible = {p.name: p.show_mask for p in scene.real2gym.object_prompts}
-    show_overlays(scene, run.out_dir / OVERLAYS_NAME, frames, visible)
-    blend = run.scene.artifacts.get("blend")
-    if blend:
-        save_blend_copy(run.out_dir.resolve() / blend)
-
-
-def _write_overlays(run: PipelineRun, colors: Mapping[str, Sequence[float]] | None, progress: Progress):
-    """Writes the run's mask overlays; a failure becomes a warning (the masks are committed)."""
-    objects = _segmented_objects(run)
-    if not objects:
-        return {}
-    try:
-        return write_overlays(run.out_dir, objects, colors, progress)
-    except Real2GymError as e:
-        run.log.warn("segmentation", f"the masks were written but cannot be shown: {e}")
-        return {}
-
-
-def run_in_scene(
-    scene: bpy.types.Scene,
+def pipeline_job(
     demo_dir: str | Path,
     out_dir: str | Path,
-    progress: Progress | None = None,
     segmentation: SegmentationOptions | None = None,
     last_stage: str = STAGES[-1],
     mask_colors: Mapping[str, Sequence[float]] | None = None,
     resegment: str | None = None,
-) -> PipelineRun:
-    """Runs the pipeline synchronously into ``scene`` (``blender -b``, scripts).
+    progress: Progress | None = None,
+    after: Callable[[bpy.types.Scene], None] | None = None,
+) -> ThreadJob:
+    """A run of the pipeline as a job: the analysis and the masks' overlays in the worker thread,
+    then the scene built, scene.blend saved and the output committed on the main thread.
 
-    When the run segments, the masks are shown over the video afterwards
-    (coloured overlays in the camera view).
+    ``job.start()`` runs it in the background (the GUI), ``job.run_now(scene)`` synchronously
+    (``blender -b``, scripts). The job's ``outcome`` is the finished :class:`PipelineRun`. When the
+    run segments, the masks are shown over the video (coloured overlays in the camera view).
 
     Args:
-        scene: The scene to build into.
         demo_dir: The demo folder.
         out_dir: The output folder.
-        progress: Receives progress; may be None.
         segmentation: The segmentation backend and its settings; the default when None.
         last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
         mask_colors: sRGB ``(r, g, b)`` in [0, 1] of each object's overlay, by name.
         resegment: One object to segment again, keeping the others' masks
             (``real2gym_addon.pipeline.PipelineRun``); None for all.
+        progress: Receives progress; a new one when None.
+        after: Called on the main thread with the scene once the run is committed.
+    """
+    progress = progress or Progress()
+    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment)
+    colours = dict(mask_colors or {})
+
+    def work(progress: Progress) -> dict[str, int]:
+        try:
+            run.analyse()
+            return run.mask_overlays(colours, Progress(lambda m, f: progress.step(m, 0.78 + 0.02 * f)))
+        except BaseException:
+            run.abort()  # nothing staged stays behind
+            raise
+
+    def apply(scene: bpy.types.Scene, overlays: dict[str, int]) -> PipelineRun:
+        finish_in_scene(run, scene, overlays)
+        if after is not None:
+            after(scene)
+        return run
+
+    return ThreadJob(work, apply, "a Real2Gym run", progress)
+
+
+def run_in_scene(scene: bpy.types.Scene, demo_dir: str | Path, out_dir: str | Path, **options) -> PipelineRun:
+    """Runs the pipeline synchronously into ``scene`` (``blender -b``, scripts); see :func:`pipeline_job`.
 
     Returns:
         The finished run (its ``scene`` is the description, ``log`` the warnings).
     """
-    progress = progress or Progress()
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment)
+    return pipeline_job(demo_dir, out_dir, **options).run_now(scene)
+
+
+def stage_headless_blend(run: PipelineRun) -> None:
+    """The command line's scene builder: a fresh empty file, built and staged as scene.blend.
+
+    The installed ``real2gym`` command (:mod:`.command`) hands it to the core's command
+    line, which calls it between the run's analysis and its commit.
+    """
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    registered = properties.ensure_registered()
     try:
-        run.analyse()
-    except BaseException:
-        run.abort()
-        raise
-    finish_in_scene(run, scene)
-    frames = _write_overlays(run, mask_colors, Progress())
-    if frames:
-        _show_masks(scene, run, frames)
-    return run
-
-
-def headless_blend_writer(out_dir: str | Path):
-    """Returns the command line's scene writer: a fresh empty file, built and saved.
-
-    Args:
-        out_dir: The run's output folder (recorded in the scene's settings).
-    """
-
-    def write(description: SceneDescription, path: Path) -> None:
-        bpy.ops.wm.read_factory_settings(use_empty=True)
-        registered = properties.ensure_registered()
-        try:
-            with SceneGuard(bpy.context.scene) as guard:
-                _write_into(bpy.context.scene, Path(out_dir), guard)(description, path)
-        finally:
-            if registered:
-                properties.release()
-
-    return write
-
-
-class BackgroundRun:
-    """A run whose slow parts happen in worker threads, for the GUI.
-
-    Four phases: the analysis (worker thread), building the scene and
-    committing the output (main thread), colouring the masks (worker thread,
-    when the run segments), showing them (main thread). The modal operator
-    starts it, and on each timer tick shows :attr:`progress` and, once
-    :attr:`done`, calls :meth:`advance` on the main thread until it returns True.
-
-    Args:
-        demo_dir: The demo folder.
-        out_dir: The output folder.
-        segmentation: The segmentation backend and its settings; the default when None.
-        last_stage: The last stage to run (``real2gym_addon.pipeline.STAGES``).
-        mask_colors: sRGB ``(r, g, b)`` in [0, 1] of each object's overlay, by name.
-        resegment: One object to segment again, keeping the others' masks; None for all.
-    """
-
-    def __init__(
-        self,
-        demo_dir: str | Path,
-        out_dir: str | Path,
-        segmentation: SegmentationOptions | None = None,
-        last_stage: str = STAGES[-1],
-        mask_colors: Mapping[str, Sequence[float]] | None = None,
-        resegment: str | None = None,
-    ) -> None:
-        self.progress = Progress()
-        self.run = PipelineRun(demo_dir, out_dir, self.progress, segmentation, last_stage, resegment)
-        self.report: Path | None = None
-        self.error: BaseException | None = None
-        self._mask_colors = dict(mask_colors or {})
-        self._frames: dict[str, int] = {}
-        self._phase = "analyse"
-        self._thread = threading.Thread(target=self._analyse, name="real2gym-analyse", daemon=True)
-
-    def _analyse(self) -> None:
-        try:
-            self.run.analyse()
-        except BaseException as e:  # handed to the main thread in advance()
-            self.error = e
-
-    def _colour_masks(self) -> None:
-        self._frames = _write_overlays(self.run, self._mask_colors, self.progress)
-
-    def start(self) -> None:
-        """Starts the analysis in the worker thread."""
-        self._thread.start()
-
-    @property
-    def done(self) -> bool:
-        """True once the current worker thread has ended: call :meth:`advance`."""
-        return not self._thread.is_alive()
-
-    @property
-    def committed(self) -> bool:
-        """True once the output folder holds the run's results (cancelling no longer undoes them)."""
-        return self._phase != "analyse"
-
-    def cancel(self) -> None:
-        """Asks the analysis to stop at its next progress step; no effect once committed."""
-        if not self.committed:
-            self.progress.cancel()
-
-    def advance(self, scene: bpy.types.Scene) -> bool:
-        """Does the next main-thread phase; call when :attr:`done`.
-
-        Returns:
-            True when the whole run is finished (:attr:`report` is set).
-
-        Raises:
-            Real2GymError: The analysis failed or was cancelled; nothing was
-                committed and the scene is as it was.
-        """
-        self._thread.join()
-        if self._phase == "analyse":
-            if self.error is not None:
-                self.run.abort()
-                raise self.error
-            self.report = finish_in_scene(self.run, scene)
-            self._phase = "colour"
-            if not _segmented_objects(self.run):
-                return True
-            self.progress = Progress()
-            self._thread = threading.Thread(target=self._colour_masks, name="real2gym-masks", daemon=True)
-            self._thread.start()
-            return False
-        if self._frames:
-            _show_masks(scene, self.run, self._frames)
-        return True
+        with SceneGuard(bpy.context.scene) as guard:
+            _stage_scene(bpy.context.scene, run, guard, {})
+    finally:
+        if registered:
+            properties.release()

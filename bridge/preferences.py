@@ -7,7 +7,7 @@ this package so that it is right wherever the extension is installed.
 
 The preferences also list the SAM2 checkpoints that can be downloaded by name
 (:mod:`~..real2gym_addon.models`) and whether each is in the model cache;
-:func:`fetch_model_now` and :func:`start_model_fetch` download one (the
+:func:`model_fetch_job` downloads one (the
 ``real2gym.fetch_model`` operator), only while Blender's online access is allowed.
 """
 
@@ -19,7 +19,6 @@ import bpy
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.models import MODELS, fetch_model, list_models
-from ..real2gym_addon.progress import Progress
 from .jobs import ThreadJob
 from .properties import DEFAULT_SAM2_CONFIG
 
@@ -105,24 +104,8 @@ def _use_downloaded(name: str, path: Path) -> Path:
     return path
 
 
-def fetch_model_now(name: str) -> Path:
-    """Downloads a SAM2 checkpoint by name synchronously (``blender -b``, scripts).
-
-    Args:
-        name: A model name, e.g. ``sam2.1-tiny``.
-
-    Returns:
-        The checkpoint in the model cache.
-
-    Raises:
-        Real2GymError: Online access is off, or the download failed (the message says why).
-    """
-    _check_online()
-    return _use_downloaded(name, fetch_model(name, Progress()))
-
-
-def start_model_fetch(name: str) -> ThreadJob:
-    """Starts downloading a SAM2 checkpoint in a worker thread; its ``outcome`` is the file.
+def model_fetch_job(name: str) -> ThreadJob:
+    """Downloading a SAM2 checkpoint, as a job (:mod:`.jobs`); its ``outcome`` is the file.
 
     Raises:
         Real2GymError: Online access is off.
@@ -131,8 +114,8 @@ def start_model_fetch(name: str) -> ThreadJob:
     return ThreadJob(
         lambda progress: fetch_model(name, progress),
         lambda scene, path: _use_downloaded(name, path),
-        name="real2gym-fetch-model",
-    ).start()
+        name=f"the download of {name}",
+    )
 
 
 CLASSES = [REAL2GYM_AP_preferences]

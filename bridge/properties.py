@@ -11,15 +11,10 @@ from __future__ import annotations
 import bpy
 
 from ..real2gym_addon.prompts import ROLES, SHAPES
-from ..real2gym_addon.segmentation.backends import BACKENDS, DEFAULT_BACKEND
+from ..real2gym_addon.segmentation.backends import DEFAULT_BACKEND, SEGMENTATION_BACKENDS
 from ..real2gym_addon.segmentation.overlay import PALETTE
 
-_BACKEND_LABELS = {
-    "classical": ("Classical", "OpenCV colour and depth tracking; works everywhere"),
-    "sam2": ("SAM2", "Meta's SAM2 video predictor; needs torch, sam2 and a checkpoint"),
-    "flow_warp": ("Optical Flow", "The first mask carried along by optical flow (the baseline)"),
-}
-_BACKEND_ITEMS = [(b, *_BACKEND_LABELS[b]) for b in BACKENDS]
+_BACKEND_ITEMS = [(b.name, b.label, b.description) for b in SEGMENTATION_BACKENDS.values()]
 _ROLE_ICONS = {
     "manipulated": "VIEW_PAN",
     "container": "MESH_CYLINDER",

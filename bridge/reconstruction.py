@@ -1,7 +1,7 @@
 """The reconstruction in Blender: the posed camera, the table, the objects and their motion.
 
 :func:`build_reconstruction` reads a finished run's report.json (through the
-core: :func:`~real2gym_addon.reverify.read_report` and
+core: :func:`~real2gym_addon.report_check.read_report` and
 :func:`~real2gym_addon.geometry.report_io.geometry_from_report`) and builds, in
 the "Real2Gym" collection, in the report's world frame (z up, z = 0 on the table):
 
@@ -40,7 +40,8 @@ from scipy.spatial.transform import Rotation
 from ..real2gym_addon.errors import WarningLog
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
-from ..real2gym_addon.reverify import camera_from_report, read_report
+from ..real2gym_addon.geometry.stage import Geometry
+from ..real2gym_addon.report_check import camera_from_report, read_report
 from ..real2gym_addon.segmentation.overlay import default_color
 from .animation import write_keyframes
 from .scene_guard import SceneGuard
@@ -430,7 +431,11 @@ def _set_markers(builder: _Builder, keyframes: list[dict]) -> None:
 
 
 def build_from_report(
-    scene: bpy.types.Scene, report: dict, guard: SceneGuard, log: WarningLog | None = None
+    scene: bpy.types.Scene,
+    report: dict,
+    guard: SceneGuard,
+    log: WarningLog | None = None,
+    geometry: Geometry | None = None,
 ) -> Reconstruction:
     """Builds the reconstruction of a report's content into ``scene`` (see the module's description).
 
@@ -439,6 +444,8 @@ def build_from_report(
         report: report.json's content, with the geometry stage's fields.
         guard: Records every change, to undo them if the caller's work fails.
         log: Receives the warnings (stage ``"blender"``) too; may be None.
+        geometry: The report's typed geometry where the caller has it in hand (a run, a fix);
+            read from the report when None.
 
     Returns:
         What was built, kept and warned about.
@@ -446,7 +453,8 @@ def build_from_report(
     Raises:
         Real2GymError: The report has no geometry or is malformed; nothing was changed.
     """
-    geometry = geometry_from_report(report)
+    if geometry is None:
+        geometry = geometry_from_report(report)
     frames = np.arange(int(report["video"]["frames"]))
     result = Reconstruction()
     builder = _Builder(scene, guard, result)

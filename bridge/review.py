@@ -16,7 +16,7 @@ import bpy
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes import keyframe_checks, silhouette_ious
-from ..real2gym_addon.reverify import read_report
+from ..real2gym_addon.report_check import read_report
 from .mask_review import show_mask_reviews
 
 IOU_SPAN = 2
@@ -140,6 +140,15 @@ def load_review(scene: bpy.types.Scene, out_dir: str | Path = "") -> dict:
     show_report(scene, report, folder)
     show_mask_reviews(scene, report.get("segmentation"))
     return report
+
+
+def note_report_written(scene: bpy.types.Scene) -> None:
+    """Marks the reviewed report.json as shown (its content was shown before it was written)."""
+    state = fix_settings(scene)
+    try:
+        state.report_stamp = str((Path(state.report_dir) / "report.json").stat().st_mtime_ns)
+    except OSError:
+        pass  # not written: the next redraw reads it
 
 
 def report_changed(scene: bpy.types.Scene) -> bool:

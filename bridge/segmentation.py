@@ -5,8 +5,8 @@ come here. :func:`segmentation_options` reads the scene's backend choice (the
 SAM2 checkpoint falls back to the add-on preferences'), :func:`backend_availability`
 says whether it can run here and why not (probed once per setting, so panels
 can ask on every redraw), and :func:`prepare_scene_run` checks all that and
-saves the scene's prompts before a run. :func:`run_scene_pipeline` then runs
-synchronously (``blender -b``), :func:`start_scene_pipeline` in the background.
+saves the scene's prompts before a run. :func:`scene_pipeline_job` makes the
+run a job: ``run_now`` (``blender -b``) or ``start`` (the GUI).
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from ..real2gym_addon.errors import Real2GymError, SegmentationError
 from ..real2gym_addon.models import cache_path, is_model_name
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.segmentation.backends import SegmentationOptions, backend_status
+from ..real2gym_addon.segmentation.backends import SEGMENTATION_BACKENDS, SegmentationOptions, backend_status
 from . import prompts
-from .pipeline import BackgroundRun, run_in_scene
+from .jobs import ThreadJob
+from .pipeline import pipeline_job
 from .preferences import sam2_defaults
 
 _CORE = __package__.rpartition(".")[0] + ".real2gym_addon.segmentation"
-_BACKEND_MODULES = {"classical": "classical", "sam2": "sam2_backend", "flow_warp": "flow_warp"}
 _status_cache: dict[tuple, tuple[bool, str]] = {}
 
 
@@ -46,8 +46,8 @@ def segmentation_options(scene: bpy.types.Scene) -> SegmentationOptions:
 
 
 def _probe(options: SegmentationOptions) -> tuple[bool, str]:
-    module = _BACKEND_MODULES.get(options.backend)
-    if module is not None and importlib.util.find_spec(f"{_CORE}.{module}") is None:
+    backend = SEGMENTATION_BACKENDS.get(options.backend)
+    if backend is not None and importlib.util.find_spec(f"{_CORE}.{backend.module}") is None:
         return False, f"the {options.backend} backend is not part of this installation"
     try:
         return backend_status(options)
@@ -146,87 +146,42 @@ def prepare_scene_run(
     )
 
 
-def _after_run(scene: bpy.types.Scene, request: SceneRun) -> None:
-    if request.load_prompts and not scene.real2gym.object_prompts:
-        prompts.load_prompts(scene, request.demo_dir)
-
-
-def run_scene_pipeline(
+def scene_pipeline_job(
     scene: bpy.types.Scene,
     demo_dir: str = "",
     out_dir: str = "",
     last_stage: str = STAGES[-1],
-    progress: Progress | None = None,
     resegment: str | None = None,
-) -> PipelineRun:
-    """Runs the pipeline synchronously on a scene's settings (``blender -b``, scripts).
+    progress: Progress | None = None,
+) -> ThreadJob:
+    """A run on a scene's settings, as a job (:func:`.pipeline.pipeline_job`).
+
+    ``job.start()`` runs it in the background (the GUI), ``job.run_now(scene)``
+    synchronously (``blender -b``, scripts). Its ``outcome`` is the finished run;
+    when the run segmented, the masks are shown over the video. A scene without
+    prompts gets the demo's afterwards.
 
     Args:
         scene: The scene to build into, with the settings.
         demo_dir: The demo folder; the scene's when empty.
         out_dir: The output folder; the scene's when empty.
         last_stage: The last stage to run.
-        progress: Receives progress; may be None.
         resegment: One object to segment again, keeping the others' masks; None for all.
-
-    Returns:
-        The finished run; when it segmented, the masks are shown over the video.
-
-    Raises:
-        Real2GymError: Bad settings or input; the scene is as it was.
-    """
-    request = prepare_scene_run(scene, demo_dir, out_dir, last_stage, resegment)
-    run = run_in_scene(
-        scene,
-        request.demo_dir,
-        request.out_dir,
-        progress,
-        segmentation=request.segmentation,
-        last_stage=request.last_stage,
-        mask_colors=request.mask_colors,
-        resegment=request.resegment,
-    )
-    _after_run(scene, request)
-    return run
-
-
-class SceneJob(BackgroundRun):
-    """A :class:`~.pipeline.BackgroundRun` on a scene's settings (see :func:`start_scene_pipeline`)."""
-
-    def __init__(self, request: SceneRun) -> None:
-        super().__init__(
-            request.demo_dir,
-            request.out_dir,
-            segmentation=request.segmentation,
-            last_stage=request.last_stage,
-            mask_colors=request.mask_colors,
-            resegment=request.resegment,
-        )
-        self.request = request
-
-    def advance(self, scene: bpy.types.Scene) -> bool:
-        """Like :meth:`BackgroundRun.advance`; loads the demo's prompts into the scene at the end."""
-        finished = super().advance(scene)
-        if finished:
-            _after_run(scene, self.request)
-        return finished
-
-
-def start_scene_pipeline(
-    scene: bpy.types.Scene,
-    demo_dir: str = "",
-    out_dir: str = "",
-    last_stage: str = STAGES[-1],
-    resegment: str | None = None,
-) -> SceneJob:
-    """Prepares a run on a scene's settings and starts it in a worker thread (the GUI).
-
-    Returns:
-        The started job: poll it from a modal timer.
+        progress: Receives progress; may be None.
 
     Raises:
         Real2GymError: Bad settings; nothing was started or changed.
     """
-    job = SceneJob(prepare_scene_run(scene, demo_dir, out_dir, last_stage, resegment))
-    job.start()
-    return job
+    request = prepare_scene_run(scene, demo_dir, out_dir, last_stage, resegment)
+
+    def after(scene: bpy.types.Scene) -> None:
+        if request.load_prompts and not scene.real2gym.object_prompts:
+            prompts.load_prompts(scene, request.demo_dir)
+
+    return pipeline_job(request.demo_dir, request.out_dir, request.segmentation, request.last_stage,
+                        request.mask_colors, request.resegment, progress, after)  # fmt: skip
+
+
+def run_scene_pipeline(scene: bpy.types.Scene, *args, **options) -> PipelineRun:
+    """Runs the pipeline synchronously on a scene's settings; see :func:`scene_pipeline_job`."""
+    return scene_pipeline_job(scene, *args, **options).run_now(scene)

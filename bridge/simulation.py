@@ -1,8 +1,10 @@
 """The MuJoCo simulation back in Blender, on its own copies of the objects.
 
-:func:`import_simulation` simulates a finished run again (the core's
-:func:`~real2gym_addon.reverify.simulate_report`, in memory) and fills the
-"Real2Gym Sim" collection: a copy of every object ("<object> sim", its own
+:func:`apply_simulation` keys a verification's simulation (the core's
+:class:`~real2gym_addon.verify.run.Verification`: the geometry it verified, the
+compiled model and the record) in the "Real2Gym Sim" collection. A run and a fix
+hand it the verification they made, so nothing is simulated twice;
+:func:`import_simulation` simulates a finished run again for it. It fills the collection with a copy of every object ("<object> sim", its own
 object, mesh and action) and a simple gripper (palm and two fingers, the
 dimensions of :class:`~real2gym_addon.mjcf.gripper.GripperSpec`), drawn in
 translucent orange, keyed per video frame with the simulated poses
@@ -14,9 +16,9 @@ position on that frame (:func:`~real2gym_addon.compare.per_frame_errors`), to
 graph in the Graph Editor.
 
 Importing again replaces only these copies' meshes and actions; the
-reconstruction is never touched. The simulation itself (:func:`simulate_run`)
-is plain core work that may run in a worker thread; :func:`apply_simulation`
-builds the Blender data on the main thread.
+reconstruction is never touched. A simulation (:func:`simulate_run`) is plain
+core work that may run in a worker thread; :func:`apply_simulation` builds the
+Blender data on the main thread.
 """
 
 from __future__ import annotations
@@ -32,10 +34,9 @@ from ..real2gym_addon.compare import per_frame_errors
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
 from ..real2gym_addon.physics import physics_with
-from ..real2gym_addon.reverify import camera_from_report, read_report, simulate_report
-from ..real2gym_addon.verify.run import verify_scene
+from ..real2gym_addon.report_check import camera_from_report, read_report
+from ..real2gym_addon.verify.run import Verification, verify_scene
 from .animation import write_keyframes
-from .jobs import ThreadJob
 from .reconstruction import material, mesh_from_arrays, mesh_from_trimesh
 from .scene_guard import SceneGuard
 
@@ -45,23 +46,6 @@ GRIPPER_NAME = "Real2Gym Sim Gripper"
 SIM_COLOUR = (1.0, 0.3, 0.02)
 """Linear RGB of the simulated copies: orange, apart from the reconstruction's colours."""
 SIM_ALPHA = 0.3
-
-
-@dataclasses.dataclass
-class Simulation:
-    """A simulation of a finished run, made outside Blender.
-
-    Attributes:
-        report: The report.json content it was made from.
-        geometry: The geometry read from the report (video-derived motion).
-        model: The compiled scene (``mjcf.export.SceneModel``).
-        record: What happened (``verify.simulate.SimulationRecord``): poses and ``qpos`` per video frame.
-    """
-
-    report: dict
-    geometry: object
-    model: object
-    record: object
 
 
 @dataclasses.dataclass
@@ -83,8 +67,8 @@ class SimulationImport:
 
 def simulate_run(
     report: dict, masses: dict[str, float] | None = None, frictions: dict[str, float] | None = None
-) -> Simulation:
-    """Simulates a report's scene in memory (no files written; safe in a worker thread).
+) -> Verification:
+    """Verifies a report's scene again in memory (its files in a scratch folder; safe in a worker thread).
 
     Args:
         report: report.json's content, with geometry.
@@ -94,15 +78,11 @@ def simulate_run(
     Raises:
         Real2GymError: The report has no geometry, or the scene cannot be exported.
     """
-    if not masses and not frictions:
-        geometry, model, record = simulate_report(report)
-        return Simulation(report, geometry, model, record)
     geometry = geometry_from_report(report)
     masses, frictions = physics_with(report, masses, frictions)
     with tempfile.TemporaryDirectory() as scratch:
-        verification = verify_scene(geometry, camera_from_report(report), report["task"],
-                                    report["video"]["fps"], Path(scratch), masses, frictions=frictions)  # fmt: skip
-    return Simulation(report, geometry, verification.scene, verification.record)
+        return verify_scene(geometry, camera_from_report(report), report["task"], report["video"]["fps"],
+                            Path(scratch), masses, frictions=frictions)  # fmt: skip
 
 
 def _collection(scene: bpy.types.Scene) -> bpy.types.Collection:
@@ -153,9 +133,9 @@ class _Copies:
                 self.guard.replace_later([obj, obj.data])
 
 
-def _key_gripper(copies: _Copies, simulation: Simulation, frames: np.ndarray, now: int) -> list[str]:
+def _key_gripper(copies: _Copies, verification: Verification, frames: np.ndarray, now: int) -> list[str]:
     """The gripper's palm (its origin at the grasp centre, as the MJCF hand body) and fingers."""
-    model, qpos = simulation.model.model, simulation.record.qpos[: len(frames)]
+    model, qpos = verification.scene.model, verification.record.qpos[: len(frames)]
     spec = GripperSpec()
     _, finger_y, finger_z = spec.finger_size
     palm_z = -(finger_z - FINGERTIP_BELOW + spec.palm_size[2] / 2)
@@ -185,20 +165,22 @@ def _key_gripper(copies: _Copies, simulation: Simulation, frames: np.ndarray, no
     return names
 
 
-def apply_simulation(scene: bpy.types.Scene, simulation: Simulation, guard: SceneGuard) -> SimulationImport:
+def apply_simulation(
+    scene: bpy.types.Scene, verification: Verification, guard: SceneGuard
+) -> SimulationImport:
     """Keys the simulated copies and gripper in ``scene`` (see the module's description).
 
     Call on the main thread.
 
     Args:
         scene: The scene to build into.
-        simulation: The simulation (:func:`simulate_run`).
+        verification: The verification whose simulation is keyed (a run's, a fix's, :func:`simulate_run`).
         guard: Records every change, to undo them if the caller's work fails.
 
     Returns:
         What was built.
     """
-    geometry, record = simulation.geometry, simulation.record
+    geometry, record = verification.geometry, verification.record
     count = max(1, record.frames if record.diverged_frame is None else record.diverged_frame)
     frames = np.arange(count)
     now = int(np.clip(scene.frame_current, 0, count - 1))
@@ -220,7 +202,7 @@ def apply_simulation(scene: bpy.types.Scene, simulation: Simulation, guard: Scen
         names.append(copy.name)
     gripper = []
     if geometry.gripper is not None and record.qpos is not None:
-        gripper = _key_gripper(copies, simulation, frames, now)
+        gripper = _key_gripper(copies, verification, frames, now)
     copies.remove_unused()
     return SimulationImport(
         names, gripper, count, {n: float(np.max(e[:count], initial=0.0)) for n, e in errors.items()}
@@ -248,26 +230,6 @@ def import_simulation(
         Real2GymError: report.json is missing, malformed or has no geometry;
             the scene is as it was.
     """
-    simulation = simulate_run(read_report(out_dir), masses, frictions)
+    verification = simulate_run(read_report(out_dir), masses, frictions)
     with SceneGuard(scene) as guard:
-        return apply_simulation(scene, simulation, guard)
-
-
-def start_import(
-    out_dir: str | Path, masses: dict[str, float] | None = None, frictions: dict[str, float] | None = None
-) -> ThreadJob:
-    """Starts :func:`import_simulation`'s simulation in a worker thread (the GUI).
-
-    Returns:
-        The started job; its ``outcome`` is the :class:`SimulationImport`.
-    """
-
-    def work(progress):
-        progress.step("simulating the demonstration", 0.1)
-        return simulate_run(read_report(out_dir), masses, frictions)
-
-    def apply(scene, simulation):
-        with SceneGuard(scene) as guard:
-            return apply_simulation(scene, simulation, guard)
-
-    return ThreadJob(work, apply, "real2gym-simulate").start()
+        return apply_simulation(scene, verification, guard)

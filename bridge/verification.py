@@ -1,13 +1,13 @@
 """Verifying a finished run from Blender, and what the Verification panel shows.
 
-:func:`verify_in_scene` re-verifies the scene's output folder (the core's
+:func:`verify_job` re-verifies the scene's output folder (the core's
 :func:`~real2gym_addon.reverify.reverify`, which exports and simulates again and
 rewrites report.json's ``verification``) with the objects' physics settings
-from Blender (``object.real2gym.mass`` / ``density``), then keys that
-simulation's copies (:func:`~.simulation.apply_simulation`). :func:`start_verify`
-does the same with the simulation in a worker thread.
-:func:`import_scene_simulation` (and :func:`start_scene_import`) only simulates
-again, with the same physics settings, and keys the copies. :func:`verification_summary`
+from Blender (``object.real2gym.mass`` / ``density`` / ``friction``), then keys
+that same simulation's copies (:func:`~.simulation.apply_simulation`).
+:func:`import_job` only simulates again, with the same physics settings, and
+keys the copies. Both are jobs (:mod:`.jobs`); :func:`verify_in_scene` and
+:func:`import_scene_simulation` run them synchronously. :func:`verification_summary`
 reads the report's verdict, check figures and suggestions as short lines for
 the panel, re-reading report.json only when it changed.
 """
@@ -22,29 +22,16 @@ import bpy
 import numpy as np
 
 from ..real2gym_addon.errors import Real2GymError
-from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
-from ..real2gym_addon.reverify import read_report, reverify
-from ..real2gym_addon.verify.checks import IMPACT_LIMIT
+from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.reverify import reverify
+from ..real2gym_addon.verify.summary import Summary, summarise_verification
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
-from .review import load_review
+from .review import note_report_written, show_report
 from .scene_guard import SceneGuard
-from .simulation import Simulation, SimulationImport, apply_simulation, import_simulation, start_import
-
-CHECK_LABELS = {
-    "task_success": "Task",
-    "grasp_held": "Grasp",
-    "support": "Support",
-    "stability": "Stability",
-    "penetration": "Penetration",
-    "trajectory_fidelity": "Fidelity",
-    "release_clearance": "Release",
-    "hand_clearance": "Hand clear",
-    "no_shortcuts": "No shortcuts",
-    "simulation_stable": "Sim stable",
-}
+from .simulation import SimulationImport, apply_simulation, simulate_run
 
 
 @dataclasses.dataclass
@@ -109,46 +96,13 @@ def physics_overrides(
     return masses, frictions, warnings
 
 
-def _verify(out_dir: Path, masses: dict[str, float], frictions: dict[str, float]) -> Simulation:
-    report, verification = reverify(out_dir, masses, frictions=frictions)
-    return Simulation(report, geometry_from_report(report), verification.scene, verification.record)
+def verify_job(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
+    """Verifying the scene's run again with the physics set in Blender, as a job.
 
-
-def _apply(scene: bpy.types.Scene, simulation: Simulation, warnings: list[str], folder: Path) -> Verified:
-    with SceneGuard(scene) as guard:
-        imported = apply_simulation(scene, simulation, guard)
-    load_review(scene, folder)  # the Keyframes and Suggestions panels show the new verdict
-    checks = simulation.report["verification"]["checks"]
-    failed = [name for name, check in checks.items() if not check.get("passed", False)]
-    state = scene.real2gym
-    state.verification_status = "Verified" if not failed else f"Not verified: {', '.join(failed)}"
-    return Verified(not failed, failed, imported, warnings)
-
-
-def verify_in_scene(scene: bpy.types.Scene, out_dir: str | Path = "") -> Verified:
-    """Re-verifies the scene's run with its physics settings and keys the simulation.
-
-    Args:
-        scene: The scene with the reconstruction.
-        out_dir: The output folder; the scene's when empty.
-
-    Returns:
-        The verdict and what was keyed.
-
-    Raises:
-        Real2GymError: No output folder, no report, or one without geometry;
-            report.json and the scene are unchanged.
-    """
-    folder = scene_out_dir(scene, out_dir)
-    masses, frictions, warnings = physics_overrides(scene, read_report(folder))
-    return _apply(scene, _verify(folder, masses, frictions), warnings, folder)
-
-
-def start_verify(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
-    """Starts :func:`verify_in_scene`'s verification in a worker thread (the GUI).
-
-    Returns:
-        The started job; its ``outcome`` is the :class:`Verified`.
+    The worker thread re-verifies (the core's :func:`~real2gym_addon.reverify.reverify`:
+    export, simulate, check, report.json rewritten); the main thread keys that same
+    simulation's copies and shows the new verdict. ``job.start()`` for the GUI,
+    ``job.run_now(scene)`` for scripts; its ``outcome`` is the :class:`Verified`.
 
     Raises:
         Real2GymError: No output folder or no usable report; nothing was started.
@@ -158,113 +112,69 @@ def start_verify(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
 
     def work(progress):
         progress.step("exporting and simulating the scene", 0.1)
-        simulation = _verify(folder, masses, frictions)
-        progress.step("keying the simulation", 0.9)
-        return simulation
+        return reverify(folder, masses, frictions=frictions)
 
-    return ThreadJob(
-        work, lambda scene, simulation: _apply(scene, simulation, warnings, folder), "real2gym-verify"
-    ).start()
+    def apply(scene: bpy.types.Scene, result) -> Verified:
+        report, verification = result
+        with SceneGuard(scene) as guard:
+            imported = apply_simulation(scene, verification, guard)
+        show_report(scene, report, folder)  # the Keyframes and Suggestions panels show the new verdict
+        note_report_written(scene)
+        failed = [name for name, check in report["verification"]["checks"].items() if not check.get("passed")]
+        state = scene.real2gym
+        state.verification_status = "Verified" if not failed else f"Not verified: {', '.join(failed)}"
+        return Verified(not failed, failed, imported, warnings)
+
+    return ThreadJob(work, apply, "the verification")
+
+
+def verify_in_scene(scene: bpy.types.Scene, out_dir: str | Path = "") -> Verified:
+    """Re-verifies the scene's run with its physics settings and keys the simulation (see :func:`verify_job`).
+
+    Raises:
+        Real2GymError: No output folder, no report, or one without geometry;
+            report.json and the scene are unchanged.
+    """
+    return verify_job(scene, out_dir).run_now(scene)
+
+
+def import_job(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
+    """Simulating the scene's run again with its physics settings and keying the copies, as a job
+    (nothing is written). Its ``outcome`` is the :class:`~.simulation.SimulationImport`.
+
+    Raises:
+        Real2GymError: No output folder or no usable report; nothing was started.
+    """
+    folder = scene_out_dir(scene, out_dir)
+    report = read_report(folder)
+    masses, frictions, _ = physics_overrides(scene, report)
+
+    def work(progress):
+        progress.step("simulating the demonstration", 0.1)
+        return simulate_run(report, masses, frictions)
+
+    def apply(scene: bpy.types.Scene, verification) -> SimulationImport:
+        with SceneGuard(scene) as guard:
+            return apply_simulation(scene, verification, guard)
+
+    return ThreadJob(work, apply, "the simulation import")
 
 
 def import_scene_simulation(scene: bpy.types.Scene, out_dir: str | Path = "") -> SimulationImport:
-    """Simulates the scene's run again with its physics settings and keys the copies (no files written).
+    """Simulates the scene's run again with its physics settings and keys the copies (see :func:`import_job`).
 
     Raises:
         Real2GymError: No output folder, no report, or one without geometry; the scene is unchanged.
     """
-    folder = scene_out_dir(scene, out_dir)
-    masses, frictions, _ = physics_overrides(scene, read_report(folder))
-    return import_simulation(scene, folder, masses, frictions)
-
-
-def start_scene_import(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
-    """Starts :func:`import_scene_simulation`'s simulation in a worker thread (the GUI)."""
-    folder = scene_out_dir(scene, out_dir)
-    masses, frictions, _ = physics_overrides(scene, read_report(folder))
-    return start_import(folder, masses, frictions)
-
-
-@dataclasses.dataclass
-class CheckRow:
-    """One check in the panel: its label, verdict and key figure."""
-
-    name: str
-    label: str
-    passed: bool
-    figure: str
-
-
-@dataclasses.dataclass
-class Summary:
-    """The verification as the panel shows it.
-
-    Attributes:
-        verified: None when the report has no verification yet.
-        checks: One row per check.
-        suggestions: The suggested fixes' texts.
-    """
-
-    verified: bool | None
-    checks: list[CheckRow]
-    suggestions: list[str]
-
-
-def _mm(metres) -> str:
-    return f"{float(metres) * 1000:.1f} mm"
-
-
-def _figure(name: str, check: dict) -> str:
-    """The check's key figure, short enough for the sidebar (empty when its figures are unknown)."""
-    try:
-        return _known_figure(name, check)
-    except (KeyError, TypeError, ValueError):
-        return ""
-
-
-def _known_figure(name: str, check: dict) -> str:
-    if "reason" in check:
-        return str(check["reason"])
-    if name == "task_success":
-        if "raised_m" in check:
-            return f"raised {_mm(check['raised_m'])}"
-        if "inside" in check:
-            inside = "inside" if check["inside"] else "outside"
-            return f"{inside}, {'resting' if check['resting_on_bottom'] else 'not resting'}"
-        return f"{_mm(check.get('height_above_bottom_m', 0))} above"
-    if name == "grasp_held":
-        return f"slip {_mm(check['slip_m'])}, {check['held_fraction']:.0%}"
-    if name == "support":
-        return f"ratio {check['ratio']:.2f}"
-    if name == "stability":
-        return f"{check['max_linear_speed_m_s'] * 1000:.1f} mm/s"
-    if name == "penetration":
-        # The sustained depth; a momentary one only where it is what broke the limit.
-        if check.get("peak_m", 0.0) > IMPACT_LIMIT:
-            return f"peak {_mm(check['peak_m'])} ({check['object']}, f {check['frame']})"
-        return f"{_mm(check['max_m'])} ({check['object']}, f {check['frame']})"
-    if name == "trajectory_fidelity":
-        return f"RMS {_mm(max(check['rms_m'].values(), default=0.0))}"
-    if name == "release_clearance":
-        if "clearance_m" not in check:
-            return str(check.get("reason", ""))
-        return f"+{_mm(check['clearance_m'])}, {'freed' if check['freed'] else 'still held'}"
-    if name == "hand_clearance":
-        if not check.get("object"):
-            return "untouched"
-        return f"{check['object']} +{_mm(check['moved_m'])} ({check['phase']}, f {check['frame']})"
-    if name == "no_shortcuts":
-        return "none" if not check["problems"] else f"{len(check['problems'])} found"
-    if name == "simulation_stable":
-        return f"diverged at f {check.get('frame')}"
-    return ""
+    return import_job(scene, out_dir).run_now(scene)
 
 
 _summaries: dict[str, tuple[float, Summary]] = {}
 
 
 def verification_summary(scene: bpy.types.Scene) -> Summary | None:
-    """The scene's run's verification for the panel; None without a readable report.
+    """The scene's run's verification for the panel (:func:`~..real2gym_addon.verify.summary.summarise_verification`);
+    None without a readable report.
 
     report.json is read again only when its modification time changed, so
     panels may call this on every redraw.
@@ -281,15 +191,6 @@ def verification_summary(scene: bpy.types.Scene) -> Summary | None:
         report = read_report(path.parent)
     except Real2GymError:
         return None
-    verification = report.get("verification")
-    if not verification:
-        summary = Summary(None, [], [])
-    else:
-        rows = [
-            CheckRow(name, CHECK_LABELS.get(name, name), bool(check.get("passed")), _figure(name, check))
-            for name, check in verification.get("checks", {}).items()
-        ]
-        texts = [s["text"] for s in verification.get("suggestions", [])]
-        summary = Summary(bool(verification.get("passed")), rows, texts)
+    summary = summarise_verification(report)
     _summaries[str(path)] = (stamp, summary)
     return summary

@@ -1,23 +1,20 @@
-"""What the long-running operators share: synchronous execute, background invoke with a progress bar.
+"""The one way long operators run: a job, synchronous from ``execute``, in the background from ``invoke``.
 
-``execute`` (``blender -b``, scripts) does the work synchronously through a
-bridge function. ``invoke`` (a click) starts a *job* from the bridge (the
-pipeline's :class:`~..bridge.pipeline.BackgroundRun`, a
-:class:`~..bridge.jobs.ThreadJob`, the comparison's job) and polls it from a
-modal timer on the main thread, showing progress in the status bar and the
-panel; Esc cancels while nothing is written yet. A job has ``progress``,
-``done``, ``cancel()`` and ``advance(scene)``, which does the next main-thread
-step and returns True when the job is finished.
+Every long operator (run, segment, verify, import the simulation, fix, CoACD,
+repair, compare, download a model) makes one :class:`~..bridge.jobs.ThreadJob`
+from its properties (:meth:`JobOperator.make_job`). ``execute`` (``blender -b``,
+scripts) runs it synchronously; ``invoke`` (a click) starts it and polls it from
+a modal timer on the main thread, showing progress in the status bar and the
+panel; Esc cancels while nothing is written yet. While a job runs, every job
+operator's button is greyed out with the running job's name: one job at a time.
 """
 
 from __future__ import annotations
 
-from ..bridge.segmentation import run_scene_pipeline, start_scene_pipeline
+from ..bridge.jobs import ThreadJob, running
+from ..bridge.segmentation import scene_pipeline_job
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.pipeline import STAGES
-
-_active: list = []
-"""The job running in this Blender session (at most one)."""
 
 
 def redraw_views(context, sidebars_only: bool = False) -> None:
@@ -36,47 +33,59 @@ def redraw_views(context, sidebars_only: bool = False) -> None:
 class JobOperator:
     """Mixin for operators whose work is long: synchronous ``execute``, modal ``invoke``.
 
-    Subclasses implement :meth:`run_now` (the synchronous work, which reports
-    itself), :meth:`start_job` (starts the same work as a job) and
-    :meth:`job_finished` (reports a finished job). A failure is a
-    ``Real2GymError``: reported, ``{'CANCELLED'}``, and written to
-    ``scene.real2gym.<status_property>``.
+    Subclasses implement :meth:`make_job` and :meth:`finished`, and may override
+    :meth:`progress_state` (where the progress bar and the failure are shown) and
+    :meth:`run_now` (a synchronous path of their own). A failure is a
+    ``Real2GymError``: reported, ``{'CANCELLED'}``, and written to the progress
+    state's :attr:`status_property`.
     """
 
     status_property = "status"
-    _job = None
+    _job: ThreadJob | None = None
     _timer = None
 
-    def run_now(self, context) -> None:
-        """Does the work synchronously and reports it."""
+    def make_job(self, context) -> ThreadJob:
+        """The job, not started, from the operator's properties and the scene."""
         raise NotImplementedError
 
-    def start_job(self, context):
-        """Starts the work as a job (see the module's description) and returns it."""
-        raise NotImplementedError
+    def finished(self, context, outcome) -> set[str]:
+        """Reports a finished job's outcome; returns the operator's result."""
+        return {"FINISHED"}
 
-    def job_finished(self, context, job) -> None:
-        """Reports a finished job."""
+    def progress_state(self, context):
+        """The property group with ``running``, ``progress``, ``progress_text`` and :attr:`status_property`."""
+        return context.scene.real2gym
+
+    def run_now(self, context):
+        """Does the work synchronously; returns the outcome."""
+        return self.make_job(context).run_now(context.scene)
+
+    @classmethod
+    def poll(cls, context):
+        job = running()
+        if job is not None:
+            cls.poll_message_set(f"{job.name[:1].upper()}{job.name[1:]} is running; wait for it to finish")
+            return False
+        return True
+
+    def _failed(self, context, error: Real2GymError) -> set[str]:
+        setattr(self.progress_state(context), self.status_property, f"Failed: {error}")
+        self.report({"ERROR"}, str(error))
+        return {"CANCELLED"}
 
     def execute(self, context):
         try:
-            self.run_now(context)
+            outcome = self.run_now(context)
         except Real2GymError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        return {"FINISHED"}
+            return self._failed(context, e)
+        return self.finished(context, outcome)
 
     def invoke(self, context, event):
-        if _active:
-            self.report({"ERROR"}, "a Real2Gym run is already in progress")
-            return {"CANCELLED"}
         try:
-            self._job = self.start_job(context)
+            self._job = self.make_job(context).start()
         except Real2GymError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        _active.append(self._job)
-        state = context.scene.real2gym
+            return self._failed(context, e)
+        state = self.progress_state(context)
         state.running, state.progress, state.progress_text = True, 0.0, "Starting"
         wm = context.window_manager
         wm.progress_begin(0, 100)
@@ -89,9 +98,10 @@ class JobOperator:
             self._job.cancel()
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
-        state = context.scene.real2gym
+        state = self.progress_state(context)
         progress = self._job.progress
-        state.progress, state.progress_text = progress.fraction, progress.message
+        state.progress = progress.fraction
+        state.progress_text = f"{progress.message or 'Starting'} ({self._job.elapsed:.0f} s)"
         context.window_manager.progress_update(int(progress.fraction * 100))
         redraw_views(context)
         if not self._job.done:
@@ -102,15 +112,12 @@ class JobOperator:
             finished = self._job.advance(context.scene)
         except Real2GymError as e:
             self._end(context)
-            setattr(state, self.status_property, f"Failed: {e}")
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
+            return self._failed(context, e)
         if not finished:
             state.running = True
             return {"RUNNING_MODAL"}
         self._end(context)
-        self.job_finished(context, self._job)
-        return {"FINISHED"}
+        return self.finished(context, self._job.outcome)
 
     def _end(self, context) -> None:
         wm = context.window_manager
@@ -118,15 +125,13 @@ class JobOperator:
             wm.event_timer_remove(self._timer)
             self._timer = None
         wm.progress_end()
-        context.scene.real2gym.running = False
-        if self._job in _active:
-            _active.remove(self._job)
+        self.progress_state(context).running = False
         redraw_views(context)
 
     def cancel(self, context):
         """Blender ended the operator (a file was loaded, the window closed): stop the job."""
         if self._job is not None:
-            self._job.cancel()
+            self._job.abandon()
         self._end(context)
 
 
@@ -146,27 +151,16 @@ class RunOperator(JobOperator):
         """The one object to segment again, keeping the others' masks; None for all."""
         return None
 
-    def _report_run(self, run, what: str) -> None:
+    def make_job(self, context) -> ThreadJob:
+        return scene_pipeline_job(
+            context.scene,
+            *self.folders(context),
+            last_stage=self.last_stage,
+            resegment=self.resegment(context),
+        )
+
+    def finished(self, context, run) -> set[str]:
         for warning in run.log.warnings:
             self.report({"WARNING"}, f"{warning.stage}: {warning.message}")
-        self.report({"INFO"}, f"Real2Gym: {what}")
-
-    def run_now(self, context) -> None:
-        run = run_scene_pipeline(
-            context.scene,
-            *self.folders(context),
-            last_stage=self.last_stage,
-            resegment=self.resegment(context),
-        )
-        self._report_run(run, f"wrote {run.out_dir / 'report.json'}")
-
-    def start_job(self, context):
-        return start_scene_pipeline(
-            context.scene,
-            *self.folders(context),
-            last_stage=self.last_stage,
-            resegment=self.resegment(context),
-        )
-
-    def job_finished(self, context, job) -> None:
-        self._report_run(job.run, f"wrote {job.report}")
+        self.report({"INFO"}, f"Real2Gym: wrote {run.out_dir / 'report.json'}")
+        return {"FINISHED"}

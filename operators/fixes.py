@@ -17,7 +17,7 @@ from ..bridge import fixes, review
 from ..bridge.fix_properties import EVENTS
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes.collision import COACD_TIME_LIMIT_S, COLLISION_MODES
-from ._running import redraw_views
+from ._running import JobOperator
 
 _OBJECT = "The object (its name in report.json); empty: the panel's object to fix"
 _COLLISION_ITEMS = [(m, m.title(), f"{m} collision") for m in COLLISION_MODES]
@@ -33,8 +33,9 @@ def _numbers(values) -> list[float]:
     return [_number(v) for v in values]
 
 
-class FixOperator:
-    """Mixin: a change to the reviewed run, synchronous from ``execute``, in the background from ``invoke``.
+class FixOperator(JobOperator):
+    """Mixin: a change to the reviewed run, a job (:class:`~._running.JobOperator`) whose progress and
+    status show in the Fixes panel.
 
     Subclasses implement :meth:`request`.
     """
@@ -42,82 +43,22 @@ class FixOperator:
     # Undoable (Ctrl+Z, with report.json kept in step), but never redone from the Adjust Last Operation
     # panel: that re-runs execute() on the UI thread, and a CoACD fix takes up to two minutes.
     bl_options = {"UNDO"}
-    _job: fixes.FixJob | None = None
-    _timer = None
 
     def request(self, context) -> fixes.FixRequest:
         """The change to make, from the operator's properties."""
         raise NotImplementedError
 
-    @classmethod
-    def poll(cls, context):
-        if fixes.fix_running():
-            cls.poll_message_set("A fix is running; wait for it to finish")
-            return False
-        return True
+    def make_job(self, context):
+        return fixes.fix_job(context.scene, self.request(context))
 
-    def execute(self, context):
-        try:
-            outcome = fixes.run_fix(context.scene, self.request(context))
-        except Real2GymError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        return self._finished(outcome)
+    def progress_state(self, context):
+        return review.fix_settings(context.scene)
 
-    def invoke(self, context, event):
-        try:
-            self._job = fixes.start_fix(context.scene, self.request(context))
-        except Real2GymError as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        state = review.fix_settings(context.scene)
-        state.running, state.progress, state.progress_text = True, 0.0, self._job.message
-        wm = context.window_manager
-        wm.progress_begin(0, 100)
-        self._timer = wm.event_timer_add(0.1, window=context.window)
-        wm.modal_handler_add(self)
-        return {"RUNNING_MODAL"}
-
-    def modal(self, context, event):
-        if event.type != "TIMER":
-            return {"PASS_THROUGH"}
-        job = self._job
-        state = review.fix_settings(context.scene)
-        state.progress = job.fraction
-        state.progress_text = f"{job.message} ({job.elapsed:.0f} s)"
-        context.window_manager.progress_update(int(job.fraction * 100))
-        redraw_views(context, sidebars_only=True)
-        if not job.done:
-            return {"RUNNING_MODAL"}
-        self._end(context)
-        try:
-            outcome = job.finish(context.scene)
-        except Real2GymError as e:
-            state.status = f"Failed: {e}"
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        redraw_views(context)
-        return self._finished(outcome)
-
-    def _finished(self, outcome: fixes.FixOutcome):
+    def finished(self, context, outcome: fixes.FixOutcome) -> set[str]:
         for warning in outcome.warnings:
             self.report({"WARNING"}, warning)
         self.report({"WARNING"} if outcome.passed is False else {"INFO"}, outcome.message())
         return {"FINISHED"}
-
-    def _end(self, context) -> None:
-        wm = context.window_manager
-        if self._timer is not None:
-            wm.event_timer_remove(self._timer)
-            self._timer = None
-        wm.progress_end()
-        review.fix_settings(context.scene).running = False
-
-    def cancel(self, context):
-        """Blender ended the operator (a file was loaded, the window closed)."""
-        if self._job is not None:
-            self._job.abandon()
-        self._end(context)
 
 
 class REAL2GYM_OT_rim_scale(FixOperator, bpy.types.Operator):
@@ -265,16 +206,6 @@ class REAL2GYM_OT_undo_fix(FixOperator, bpy.types.Operator):
         return fixes.undo_request(context.scene)
 
 
-class REAL2GYM_OT_reverify(FixOperator, bpy.types.Operator):
-    """Export and simulate the whole demo again from report.json, and show the checks"""
-
-    bl_idname = "real2gym.reverify"
-    bl_label = "Verify Again"
-
-    def request(self, context):
-        return fixes.verify_request(context.scene)
-
-
 class REAL2GYM_OT_load_review(bpy.types.Operator):
     """Show a finished run's keyframes, checks and suggestions from its report.json"""
 
@@ -345,6 +276,5 @@ CLASSES = [
     REAL2GYM_OT_apply_suggestion,
     REAL2GYM_OT_repair,
     REAL2GYM_OT_undo_fix,
-    REAL2GYM_OT_reverify,
     REAL2GYM_OT_opening_probe,
 ]

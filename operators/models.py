@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bpy
 
-from ..bridge.preferences import MODEL_ITEMS, fetch_model_now, start_model_fetch
+from ..bridge.preferences import MODEL_ITEMS, model_fetch_job
 from ._running import JobOperator
 
 
@@ -25,18 +25,13 @@ class REAL2GYM_OT_fetch_model(JobOperator, bpy.types.Operator):
 
     model: bpy.props.EnumProperty(name="Model", description="The SAM2 checkpoint", items=MODEL_ITEMS)
 
-    def _report_fetched(self, context, path) -> None:
+    def make_job(self, context):
+        return model_fetch_job(self.model)
+
+    def finished(self, context, path) -> set[str]:
         context.scene.real2gym.segmentation_status = f"Downloaded {self.model}"
         self.report({"INFO"}, f"Real2Gym: {self.model} is in {path}")
-
-    def run_now(self, context) -> None:
-        self._report_fetched(context, fetch_model_now(self.model))
-
-    def start_job(self, context):
-        return start_model_fetch(self.model)
-
-    def job_finished(self, context, job) -> None:
-        self._report_fetched(context, job.outcome)
+        return {"FINISHED"}
 
     def modal(self, context, event):
         for area in context.screen.areas if context.screen else ():

@@ -15,7 +15,7 @@ import bpy
 
 from ..bridge.comparison import CompareJob, compare_in_scene
 from ..bridge.reconstruction import toggle_collision
-from ..bridge.verification import import_scene_simulation, start_scene_import, start_verify, verify_in_scene
+from ..bridge.verification import import_job, verify_job
 from ._running import JobOperator
 
 _OUT_DIR = bpy.props.StringProperty(
@@ -33,22 +33,17 @@ class REAL2GYM_OT_verify(JobOperator, bpy.types.Operator):
 
     out_dir: _OUT_DIR
 
-    def _report_verified(self, verified) -> None:
+    def make_job(self, context):
+        return verify_job(context.scene, self.out_dir)
+
+    def finished(self, context, verified) -> set[str]:
         for warning in verified.warnings:
             self.report({"WARNING"}, warning)
         if verified.passed:
             self.report({"INFO"}, "Real2Gym: verified, every check passed")
         else:
             self.report({"WARNING"}, f"Real2Gym: not verified; failed: {', '.join(verified.failed)}")
-
-    def run_now(self, context) -> None:
-        self._report_verified(verify_in_scene(context.scene, self.out_dir))
-
-    def start_job(self, context):
-        return start_verify(context.scene, self.out_dir)
-
-    def job_finished(self, context, job) -> None:
-        self._report_verified(job.outcome)
+        return {"FINISHED"}
 
 
 def _imported(imported) -> str:
@@ -69,14 +64,12 @@ class REAL2GYM_OT_import_simulation(JobOperator, bpy.types.Operator):
 
     out_dir: _OUT_DIR
 
-    def run_now(self, context) -> None:
-        self.report({"INFO"}, _imported(import_scene_simulation(context.scene, self.out_dir)))
+    def make_job(self, context):
+        return import_job(context.scene, self.out_dir)
 
-    def start_job(self, context):
-        return start_scene_import(context.scene, self.out_dir)
-
-    def job_finished(self, context, job) -> None:
-        self.report({"INFO"}, _imported(job.outcome))
+    def finished(self, context, imported) -> set[str]:
+        self.report({"INFO"}, _imported(imported))
+        return {"FINISHED"}
 
 
 class REAL2GYM_OT_compare(JobOperator, bpy.types.Operator):
@@ -89,19 +82,17 @@ class REAL2GYM_OT_compare(JobOperator, bpy.types.Operator):
 
     out_dir: _OUT_DIR
 
-    def _report_compared(self, compared) -> None:
+    def make_job(self, context):
+        return CompareJob(context.scene, self.out_dir)
+
+    def run_now(self, context):
+        return compare_in_scene(context.scene, self.out_dir)  # renders inside one call: no job slot to poll
+
+    def finished(self, context, compared) -> set[str]:
         for warning in compared.warnings:
             self.report({"WARNING"}, warning)
         self.report({"INFO"}, f"Real2Gym: wrote {compared.artifacts['comparison_video']}")
-
-    def run_now(self, context) -> None:
-        self._report_compared(compare_in_scene(context.scene, self.out_dir))
-
-    def start_job(self, context):
-        return CompareJob(context.scene, self.out_dir).start()
-
-    def job_finished(self, context, job) -> None:
-        self._report_compared(job.outcome)
+        return {"FINISHED"}
 
 
 class REAL2GYM_OT_toggle_collision(bpy.types.Operator):

@@ -5,7 +5,7 @@ checks that concern them (selecting one jumps there in the camera view and
 shows the silhouette IoU around it), and adding, moving and deleting them.
 Suggestions: after a failed verification, the fixes the core suggests, each
 with Apply and Go to Frame. Fixes: the object to fix, rim scale, scale, offset,
-collision (with CoACD's settings and the opening probe), Verify Again, Undo
+collision (with CoACD's settings and the opening probe), Verify, Undo
 Fix, and the object's edit log. Everything shown comes from report.json
 through ``scene.real2gym.fixes`` (:mod:`bridge.review`).
 """

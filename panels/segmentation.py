@@ -6,7 +6,15 @@ import bpy
 
 from ..bridge.prompts import has_box, prompt_on_frame
 from ..bridge.segmentation import backend_availability, segmentation_options
+from ..real2gym_addon.segmentation.backends import SEGMENTATION_BACKENDS
 from ._sidebar import SidebarPanel, wrapped_label
+
+_OPTION_PROPERTIES = {
+    "sam2_checkpoint": ("sam2_checkpoint", "SAM2 Checkpoint"),
+    "sam2_config": ("sam2_config", "Config"),
+    "device": ("segmentation_device", "Device"),
+}
+"""A backend's option (its ``options`` in the backend table) -> the scene property that sets it, and its text."""
 
 
 class REAL2GYM_UL_prompts(bpy.types.UIList):
@@ -49,6 +57,23 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
     bl_label = "Segmentation"
     bl_parent_id = "REAL2GYM_PT_main"
 
+    @staticmethod
+    def _draw_option(layout, state, options, option: str) -> None:
+        """One setting of the chosen backend; a file path on a line of its own, with the preferences' default."""
+        name, text = _OPTION_PROPERTIES.get(option, (option, option.replace("_", " ").title()))
+        if not hasattr(state, name):
+            return
+        if state.bl_rna.properties[name].subtype != "FILE_PATH":
+            layout.prop(state, name, text=text)
+            return
+        layout.label(text=text)
+        layout.prop(state, name, text="")
+        default = getattr(options, option, "")
+        if not getattr(state, name) and default:
+            hint = layout.row()
+            hint.enabled = False
+            hint.label(text=f"Preferences: {bpy.path.basename(default)}")
+
     def draw(self, context):
         layout = self.layout
         state = context.scene.real2gym
@@ -61,16 +86,11 @@ class REAL2GYM_PT_segmentation(SidebarPanel, bpy.types.Panel):
             greyed = column.column(align=True)
             greyed.enabled = False
             wrapped_label(greyed, context, reason, icon="ERROR")
-        if state.segmentation_backend == "sam2":
-            sam2 = column.column(align=True)
-            sam2.label(text="SAM2 Checkpoint")
-            sam2.prop(state, "sam2_checkpoint", text="")
-            if not state.sam2_checkpoint and options.sam2_checkpoint:
-                hint = sam2.row()
-                hint.enabled = False
-                hint.label(text=f"Preferences: {bpy.path.basename(options.sam2_checkpoint)}")
-            sam2.prop(state, "sam2_config", text="Config")
-            sam2.prop(state, "segmentation_device", text="Device")
+        backend = SEGMENTATION_BACKENDS.get(state.segmentation_backend)
+        if backend is not None and backend.options:
+            settings = column.column(align=True)
+            for option in backend.options:
+                self._draw_option(settings, state, options, option)
 
         layout.label(text="Object Prompts")
         row = layout.row()

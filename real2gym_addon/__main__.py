@@ -1,11 +1,11 @@
-"""``python -m real2gym_addon``: the ``real2gym`` command line."""
+"""``python -m real2gym_addon``: the core's command line alone, without Blender.
+
+It writes no scene.blend; the installed ``real2gym`` command (``bridge/command.py``)
+does, where the bpy module is installed.
+"""
 
 import sys
 
-try:
-    # The installed package (``real2gym``), which can also reach the Blender bridge.
-    from real2gym.real2gym_addon.cli import main
-except ImportError:
-    from .cli import main
+from .cli import main
 
 sys.exit(main())

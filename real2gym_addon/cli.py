@@ -1,8 +1,11 @@
 """The ``real2gym`` command line.
 
-``real2gym run DEMO_DIR --out OUT_DIR`` runs the pipeline headless. With the
-PyPI ``bpy`` module installed it also writes ``scene.blend`` through the same
-Blender bridge the add-on uses; ``--no-blend`` skips that.
+``real2gym run DEMO_DIR --out OUT_DIR`` runs the pipeline headless. The
+installed ``real2gym`` command starts on the Blender side (``bridge/command.py``):
+with the PyPI ``bpy`` module it hands :func:`main` a scene builder, so that the
+run also writes ``scene.blend`` through the same bridge the add-on uses
+(``--no-blend`` skips that). This module never imports Blender code;
+``python -m real2gym_addon`` runs it alone, without scene.blend.
 
 Exit codes (docs/cli.md): 0 verified (or done, for commands that do not
 verify); 1 ran but not verified; 2 bad input or environment, with one line
@@ -17,7 +20,6 @@ import argparse
 import contextlib
 import datetime
 import errno
-import importlib.util
 import json
 import math
 import os
@@ -43,7 +45,7 @@ from .fixes.edits import (
 from .mjcf.export import FRICTION_RANGE
 from .mjcf.gripper import MAX_OPENING
 from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
-from .pipeline import STAGES, BlendWriter, run_pipeline
+from .pipeline import STAGES, PipelineRun
 from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 from .summary import check_figures
@@ -91,17 +93,10 @@ class _ProgressBar:
         self._last = key
 
 
-def _blend_writer(no_blend: bool, out_dir: str) -> tuple[BlendWriter | None, str | None]:
-    """Returns the Blender bridge's scene writer, or None with the reason."""
-    if no_blend:
-        return None, None
-    if importlib.util.find_spec("bpy") is None:
-        return None, "the bpy module is not installed, so scene.blend was not written (see README)"
-    try:
-        from ..bridge.pipeline import headless_blend_writer
-    except ImportError:
-        return None, "the Blender bridge is not importable here (run the installed 'real2gym' command)"
-    return headless_blend_writer(out_dir), None
+SceneBuilder = Callable[[PipelineRun], None]
+"""Builds and stages the Blender scene of an analysed run (``scene.blend``), before it commits."""
+
+NO_BLEND_NOTE = "scene.blend is written by the installed 'real2gym' command with the bpy module (see README)"
 
 
 def _segmentation_options(args: argparse.Namespace) -> SegmentationOptions:
@@ -114,19 +109,27 @@ def _segmentation_options(args: argparse.Namespace) -> SegmentationOptions:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    write_blend, reason = _blend_writer(args.no_blend, args.out)
+    build_scene = None if args.no_blend else args.build_scene
+    reason = None if args.no_blend or build_scene is not None else args.no_blend_note or NO_BLEND_NOTE
     progress = Progress(None if args.quiet else _ProgressBar())
-    run = run_pipeline(
+    run = PipelineRun(
         args.demo_dir,
         args.out,
-        write_blend=write_blend,
-        progress=progress,
-        segmentation=_segmentation_options(args),
+        progress,
+        _segmentation_options(args),
         last_stage="segment" if args.command == "segment" else STAGES[-1],
         resegment=getattr(args, "object", None),
         depth_model=getattr(args, "depth_model", None),
         force=args.force,
     )
+    try:
+        run.analyse()
+        if build_scene is not None:
+            build_scene(run)
+        run.commit()
+    except BaseException:
+        run.abort()
+        raise
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)
     if reason:
@@ -155,7 +158,7 @@ def _repair(out_dir, rounds: int, quiet: bool) -> int:
         if not quiet:
             print(f"real2gym: {message}", file=sys.stderr)
 
-    report = repair_run(out_dir, rounds, say)
+    report, _ = repair_run(out_dir, rounds, say)
     summary = report["repair"]
     for index, step in enumerate(summary["rounds"], start=1):
         kept = "kept" if step["kept"] else f"not kept ({step.get('reverted') or step.get('error')})"
@@ -361,7 +364,7 @@ def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
         fixes.append(suggestions[args.apply_suggestion - 1]["fix"])
     if args.from_report:
         from .fixes.edits import recorded_fixes
-        from .reverify import read_report
+        from .report_check import read_report
 
         fixes += recorded_fixes(
             read_report(
@@ -376,7 +379,8 @@ def _cmd_fix(args: argparse.Namespace) -> int:
     from .fixes.probe import opening_probe
     from .fixes.suggest import suggest_fixes
     from .geometry.shapes import Shape
-    from .reverify import read_report, reverify
+    from .report_check import read_report
+    from .reverify import reverify
 
     report = read_report(args.out_dir)
     if args.suggest:
@@ -670,16 +674,24 @@ def _on_sigterm(signum, frame) -> None:
     raise KeyboardInterrupt  # cancels like Ctrl+C: staging discarded, nothing written
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    build_scene: SceneBuilder | None = None,
+    no_blend_note: str | None = None,
+) -> int:
     """Runs the command line and returns its exit code (see the module's description).
 
     Args:
         argv: The arguments after the program name; ``sys.argv[1:]`` when None.
+        build_scene: The Blender side's scene builder for ``run`` and ``segment`` (writes
+            ``scene.blend``); None to write none.
+        no_blend_note: Why there is no scene builder, printed as a note after a run.
     """
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error (2, printed in one line)
         return e.code if isinstance(e.code, int) else EXIT_USER_ERROR
+    args.build_scene, args.no_blend_note = build_scene, no_blend_note
     previous = signal.getsignal(signal.SIGTERM)
     try:
         signal.signal(signal.SIGTERM, _on_sigterm)

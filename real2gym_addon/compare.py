@@ -3,13 +3,13 @@
 ``real2gym compare OUT_DIR`` re-simulates the finished run (from report.json),
 renders MuJoCo from the video camera, and writes into ``OUT_DIR/compare/``:
 
-- ``comparison.mp4``: per video frame, three panels with the frame number,
+- ``comparison.mp4``: per video frame, three tiles with the frame number,
   the interaction events around it and the check results;
 - ``contact_sheet.png``: one row per interaction keyframe;
 - ``errors.png``: per-frame distance between the simulated and the
   video-derived position of every object, with the keyframes marked.
 
-The middle panel is a Blender render when the caller supplies one (the add-on
+The middle tile is a Blender render when the caller supplies one (the add-on
 and the CLI with the bpy module pass the bridge's renderer); otherwise it is
 the reconstructed scene, posed as the video says, rendered by MuJoCo, and
 labelled so.
@@ -28,17 +28,17 @@ from scipy.spatial.transform import Rotation
 
 from .errors import Real2GymError
 from .files import OutputFolder, write_json_atomic
-from .pipeline import MASKS_NAME, REPORT_NAME
+from .pipeline import MASKS_NAME
 from .progress import Progress
-from .report_check import video_source
-from .reverify import camera_from_report, read_report, simulate_report
+from .report_check import REPORT_NAME, camera_from_report, read_report, video_source
+from .reverify import simulate_report
 from .summary import Pictures, write_summary
 from .video import open_video
 from .video_out import VideoWriter
 
 COMPARE_NAME = "compare"
-PanelRenderer = Callable[[int], np.ndarray]
-"""Returns the middle panel for a video frame: ``HxWx3`` uint8 BGR at the video's size."""
+TileRenderer = Callable[[int], np.ndarray]
+"""Returns the middle tile for a video frame: ``HxWx3`` uint8 BGR at the video's size."""
 
 
 def _renderer(model, width: int, height: int):
@@ -89,10 +89,10 @@ def _checks_line(verification: dict | None) -> tuple[str, tuple[int, int, int]]:
     return "FAILED: " + ", ".join(failed), (90, 90, 255)
 
 
-def _compose(panels: list[np.ndarray], titles: list[str], frame: int, events: str, checks) -> np.ndarray:
+def _compose(tiles: list[np.ndarray], titles: list[str], frame: int, events: str, checks) -> np.ndarray:
     scaled = []
-    for panel, title in zip(panels, titles, strict=True):
-        small = cv2.resize(panel, (panel.shape[1] // 2, panel.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    for tile, title in zip(tiles, titles, strict=True):
+        small = cv2.resize(tile, (tile.shape[1] // 2, tile.shape[0] // 2), interpolation=cv2.INTER_AREA)
         _label(small, title)
         _label(small, f"frame {frame}", 1)
         if events:
@@ -178,13 +178,13 @@ def per_frame_errors(geometry, record) -> dict[str, np.ndarray]:
 
 
 def render_comparison(
-    out_dir: Path | str, middle: PanelRenderer | None = None, progress: Progress | None = None
+    out_dir: Path | str, middle: TileRenderer | None = None, progress: Progress | None = None
 ) -> dict[str, str]:
     """Renders the comparison of a finished run into ``OUT_DIR/compare`` and records it in report.json.
 
     Args:
         out_dir: The run's output folder.
-        middle: Renders the middle panel (a Blender render of the reconstruction) per frame;
+        middle: Renders the middle tile (a Blender render of the reconstruction) per frame;
             None renders the reconstruction with MuJoCo instead.
         progress: Per-frame progress; carries cancellation.
 

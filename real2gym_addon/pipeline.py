@@ -1,13 +1,16 @@
 """The whole pipeline, from a demo folder to an output folder with report.json.
 
-A :class:`PipelineRun` splits the work in two so that Blender can stay
-responsive: :meth:`PipelineRun.analyse` does everything that does not touch
-Blender (and may run in a worker thread); :meth:`PipelineRun.finish` writes the
-Blender scene through a callback given by the caller (on Blender's main thread),
-writes report.json and moves all files into the output folder at once. A run
-that fails or is cancelled leaves the output folder as it was.
+A :class:`PipelineRun` splits the work so that Blender can stay responsive and
+build its scene from what the run has in hand: :meth:`PipelineRun.analyse` does
+every stage (it may run in a worker thread) and stages the files;
+:meth:`PipelineRun.report` makes report.json's content once; the Blender side
+(``bridge/pipeline.py``) then builds its scene from that report, the typed
+geometry and the verification's simulation, and saves ``scene.blend`` into
+:attr:`PipelineRun.staging`; :meth:`PipelineRun.commit` writes report.json and
+moves all files into the output folder at once. A run that fails or is
+cancelled leaves the output folder as it was.
 
-Headless callers use :func:`run_pipeline`, which does both in order.
+Callers without Blender use :func:`run_pipeline`: analyse, then commit.
 
 A segment-only run may segment one object again (``resegment``), keeping the
 other objects' masks from the earlier run in the output folder
@@ -22,11 +25,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from .demo import Demo, load_demo
-from .errors import OutputError, WarningLog
+from .errors import OutputError, Real2GymError, WarningLog
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.known_size import require_metric_scale
@@ -34,18 +36,16 @@ from .geometry.mono_depth import MonoDepth, estimate_depth_folder
 from .geometry.stage import run_geometry
 from .physics import record_frictions
 from .progress import Progress
+from .report_check import REPORT_NAME
 from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.base import VideoSegmenter
+from .segmentation.overlay import OVERLAYS_NAME, stage_overlays
 from .segmentation.resegment import MASKS_DIR, object_index, read_earlier_segmentation, resegment_object
 from .segmentation.run import Segmentation, segment_demo
 from .summary import SUMMARY_NAME, make_pictures, write_summary
 from .verify.run import verify_scene
 
-BlendWriter = Callable[[SceneDescription, Path], None]
-"""Builds the Blender scene for a description and saves it to the given .blend path."""
-
-REPORT_NAME = "report.json"
 BLEND_NAME = "scene.blend"
 MASKS_NAME = MASKS_DIR
 MJCF_NAME = "mjcf"
@@ -58,7 +58,7 @@ RUN_OUTPUTS = (
     MJCF_NAME,
     DEPTH_NAME,
     "compare",
-    "masks_overlay",
+    OVERLAYS_NAME,
 )
 """What runs and the commands after them write into an output folder: a new run replaces them all, so
 nothing of an earlier run (an old comparison video) is left beside its result."""
@@ -115,6 +115,7 @@ class PipelineRun:
         self.geometry = None
         self.verification = None
         self.pictures = None
+        self._report: dict | None = None
         self._output: OutputFolder | None = None
 
     def analyse(self) -> SceneDescription:
@@ -190,10 +191,8 @@ class PipelineRun:
         # Rendered here, not in finish(): in Blender this is the worker thread, where MuJoCo may open its
         # own OpenGL context (Blender's main thread holds Blender's).
         self.progress.step("rendering the summary's keyframes", 0.78)
-        self.pictures = make_pictures(
-            scene.to_report(), geometry, verification.scene.model, verification.record
-        )
         scene.stages["verify"] = time.perf_counter() - started
+        self.pictures = make_pictures(self.report(), geometry, verification.scene.model, verification.record)
         return scene
 
     def _segment(self, demo: Demo, segmenter: VideoSegmenter, scene: SceneDescription) -> Segmentation:
@@ -220,33 +219,75 @@ class PipelineRun:
             )
         return segmentation
 
-    def finish(self, write_blend: BlendWriter | None = None) -> Path:
-        """Writes the Blender scene (if a writer is given) and report.json, then commits.
+    @property
+    def staging(self) -> Path:
+        """The folder this run stages its outputs in until :meth:`commit` (after :meth:`analyse`)."""
+        if self._output is None:
+            raise RuntimeError("PipelineRun.staging read before analyse()")
+        return self._output.staging
 
-        Call on Blender's main thread when ``write_blend`` touches bpy.
+    def report(self) -> dict:
+        """The run's report.json content, made once after :meth:`analyse`.
+
+        The Blender side builds its scene from it (and the typed :attr:`geometry` and
+        :attr:`verification`) before :meth:`commit` writes it.
+        """
+        if self.scene is None or self._output is None:
+            raise RuntimeError("PipelineRun.report() called before analyse()")
+        if self._report is None:
+            report = self.scene.to_report()
+            if "verification" in report:
+                report["verification"]["suggestions"] = suggest_fixes(report)
+            self._report = report
+        return self._report
+
+    def add_output(self, kind: str, name: str, stage: str, seconds: float) -> None:
+        """Records a file the caller staged (the Blender side's ``scene.blend``) in the report.
 
         Args:
-            write_blend: Builds and saves the Blender scene; None to skip scene.blend.
+            kind: Its key in the report's ``artifacts`` (``"blend"``).
+            name: Its name in the output folder, as staged in :attr:`staging`.
+            stage: Its key in the report's ``timing.stages_s`` (``"blender"``).
+            seconds: How long making it took.
+        """
+        report = self.report()
+        report["artifacts"][kind] = name
+        report["timing"]["stages_s"][stage] = seconds
+
+    def mask_overlays(self, colors=None, progress: Progress | None = None) -> dict[str, int]:
+        """Stages the masks' coloured overlays (``masks_overlay/``) for showing them over the video.
+
+        For Blender, after :meth:`analyse` (in its worker thread). A failure is a warning: the
+        masks themselves are staged.
+
+        Args:
+            colors: sRGB ``(r, g, b)`` in [0, 1] per object name; the palette for the others.
+            progress: Receives per-frame progress.
+
+        Returns:
+            The number of overlay frames per object; empty without masks or on failure.
+        """
+        section = self.scene.segmentation if self.scene is not None else None
+        if not section:
+            return {}
+        objects = [(obj["name"], obj["masks"]) for obj in section.get("objects", [])]
+        try:
+            return stage_overlays(self.staging, objects, self.staging, colors, progress)
+        except Real2GymError as e:
+            self.log.warn("segmentation", f"the masks were written but cannot be shown: {e}")
+            return {}
+
+    def commit(self) -> Path:
+        """Writes summary.html and report.json, then moves every staged file into the output folder.
 
         Returns:
             The path of the written report.json.
         """
-        if self.scene is None or self._output is None:
-            raise RuntimeError("PipelineRun.finish() called before analyse()")
-        scene, staging = self.scene, self._output.staging
-        if write_blend is not None:
-            self.progress.step("building the Blender scene", 0.8)
-            started = time.perf_counter()
-            write_blend(scene, staging / BLEND_NAME)
-            scene.artifacts["blend"] = BLEND_NAME
-            scene.stages["blender"] = time.perf_counter() - started
-        self.progress.step("writing report.json", 0.95)
-        scene.warnings = self._kept_warnings + self.log.as_report()
-        report = scene.to_report()
-        if "verification" in report:
-            report["verification"]["suggestions"] = suggest_fixes(report)
+        report, staging = self.report(), self.staging
+        report["warnings"] = self._kept_warnings + self.log.as_report()
         self.progress.step("writing summary.html", 0.97)
         write_summary(staging, report, self.pictures, [staging / MASKS_NAME, self._output.path / MASKS_NAME])
+        self.progress.step("writing report.json", 0.98)
         write_json_atomic(staging / REPORT_NAME, report)
         keep = () if self.resegment is None else (MASKS_NAME,)  # one object again: the others' masks stay
         self._output.commit(stale=tuple(n for n in RUN_OUTPUTS if n not in keep))
@@ -281,7 +322,6 @@ def refuse_to_lose_fixes(out_dir: Path | str) -> None:
 def run_pipeline(
     demo_dir: Path | str,
     out_dir: Path | str,
-    write_blend: BlendWriter | None = None,
     progress: Progress | None = None,
     segmentation: SegmentationOptions | None = None,
     last_stage: str = STAGES[-1],
@@ -289,12 +329,11 @@ def run_pipeline(
     depth_model: str | None = None,
     force: bool = False,
 ) -> PipelineRun:
-    """Runs the whole pipeline synchronously (command line, ``blender -b``, tests).
+    """Runs the whole pipeline synchronously, without Blender (command line, tests).
 
     Args:
         demo_dir: The demo folder.
         out_dir: The output folder.
-        write_blend: Builds and saves the Blender scene; None to skip scene.blend.
         progress: Receives progress and carries cancellation.
         segmentation: The segmentation backend and its settings.
         last_stage: The last stage to run, one of :data:`STAGES`.
@@ -312,7 +351,7 @@ def run_pipeline(
     run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model, force)
     try:
         run.analyse()
-        run.finish(write_blend)
+        run.commit()
     except BaseException:
         run.abort()
         raise

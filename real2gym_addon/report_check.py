@@ -10,14 +10,19 @@ one path that may lie outside it, the demo's video, before it is opened.
 
 from __future__ import annotations
 
+import json
 import math
 import stat
 from pathlib import Path
 from typing import Any
 
+from .demo import Camera
 from .errors import OutputError
 from .names import check_object_name, inside
 from .scene import REPORT_VERSION
+
+REPORT_NAME = "report.json"
+"""A run's report in its output folder."""
 
 
 def _first_non_finite(value: Any, path: str) -> str | None:
@@ -159,3 +164,27 @@ def video_source(report: dict) -> Path:
             "(a file video.<ext> or a frames/ folder)"
         )
     return path
+
+
+def read_report(out_dir: Path | str) -> dict:
+    """Reads ``OUT_DIR/report.json`` and checks it (``report_check.check_report``).
+
+    Raises:
+        OutputError: It is missing, not valid JSON, or fails the checks (named by field).
+    """
+    path = Path(out_dir) / REPORT_NAME
+    if not path.is_file():
+        raise OutputError(f"no report.json in {out_dir}: run 'real2gym run DEMO --out {out_dir}' first")
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise OutputError(f"{path} is not valid JSON ({e})") from e
+    except OSError as e:
+        raise OutputError(f"{path} cannot be read ({e.strerror})") from e
+    return check_report(report, out_dir)
+
+
+def camera_from_report(report: dict) -> Camera:
+    """The intrinsics recorded in a report."""
+    c = report["camera"]
+    return Camera(int(c["width"]), int(c["height"]), c["fx"], c["fy"], c["cx"], c["cy"])

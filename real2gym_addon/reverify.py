@@ -7,45 +7,19 @@ are swapped in atomically, so a failed re-verification leaves the folder as it w
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .demo import Camera
-from .errors import OutputError, Real2GymError
+from .errors import Real2GymError
 from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
 from .physics import physics_from_report, physics_with, record_frictions
-from .pipeline import MASKS_NAME, MJCF_NAME, REPORT_NAME
-from .report_check import check_report
+from .pipeline import MASKS_NAME, MJCF_NAME
+from .report_check import REPORT_NAME, camera_from_report, read_report
 from .summary import make_pictures, write_summary
 from .verify.run import Verification, verify_scene
-
-
-def read_report(out_dir: Path | str) -> dict:
-    """Reads ``OUT_DIR/report.json`` and checks it (``report_check.check_report``).
-
-    Raises:
-        OutputError: It is missing, not valid JSON, or fails the checks (named by field).
-    """
-    path = Path(out_dir) / REPORT_NAME
-    if not path.is_file():
-        raise OutputError(f"no report.json in {out_dir}: run 'real2gym run DEMO --out {out_dir}' first")
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise OutputError(f"{path} is not valid JSON ({e})") from e
-    except OSError as e:
-        raise OutputError(f"{path} cannot be read ({e.strerror})") from e
-    return check_report(report, out_dir)
-
-
-def camera_from_report(report: dict) -> Camera:
-    """The intrinsics recorded in a report."""
-    c = report["camera"]
-    return Camera(int(c["width"]), int(c["height"]), c["fx"], c["fy"], c["cx"], c["cy"])
 
 
 def reverify(

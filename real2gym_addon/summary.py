@@ -6,8 +6,8 @@ inlined, its only outside reference is ``compare/comparison.mp4`` when that
 exists. In order:
 
 - the verdict, the task and the objects (shape, size, mass source, friction);
-- each check: passed or not, its figures, and what it needs (the limits of
-  ``verify/checks.py``, as docs/checks.md words them);
+- each check: passed or not, its figures, and what it needs (its ``needs`` in
+  ``verify/registry.py``, with the limits of ``verify/checks.py``);
 - the keyframe contact sheet: real frame | reconstruction | simulation at each
   interaction keyframe, from the video camera;
 - the error over time: simulated vs video-derived position of every object;
@@ -30,31 +30,18 @@ import cv2
 import numpy as np
 
 from .errors import Real2GymError
-from .verify import checks as limits
+from .verify.registry import CHECKS
 
 SUMMARY_NAME = "summary.html"
 MAX_REVIEW_THUMBNAILS = 12
 """At most this many flagged frames are shown with their mask (the rest are listed)."""
 THUMBNAIL_WIDTH = 320
 
-NEEDS = {
-    "task_success": "place_in: the object inside the container's inner radius, below its rim, resting within 1 cm of "
-    "its inner bottom at the end; place_on: resting on the target's top; lift: risen more than 2 cm",
-    "grasp_held": f"both pads touch the object on at least {limits.HELD_FRACTION:.0%} of the carried frames, "
-    f"slip under {limits.SLIP_LIMIT * 100:.0f} cm",
-    "support": f"the upward contact forces carry its weight within {limits.SUPPORT_TOLERANCE:.0%}",
-    "stability": f"over the last 0.5 s every object slower than {limits.LINEAR_SPEED_LIMIT * 100:.0f} cm/s and "
-    f"{limits.ANGULAR_SPEED_LIMIT:g} rad/s",
-    "penetration": f"held penetration at most {limits.PENETRATION_LIMIT * 1000:.0f} mm, momentary at most "
-    f"{limits.IMPACT_LIMIT * 1000:.0f} mm",
-    "trajectory_fidelity": f"simulated path within {limits.FIDELITY_LIMIT * 100:.0f} cm RMS of the video's in each phase",
-    "release_clearance": f"the release frees the object within {limits.RELEASE_FREE_S:g} s "
-    "(or the video does not show it freed either)",
-    "hand_clearance": f"the hand moves nothing it does not hold by more than {limits.HAND_PUSH_LIMIT * 100:.0f} cm",
-    "no_shortcuts": "no weld, mocap body or disabled contact on any object",
-    "simulation_stable": "no NaN or bad accelerations",
-}
-"""What each check needs to pass, in a line (docs/checks.md has the whole rule)."""
+
+def _needs(check_name: str) -> str:
+    """What a check needs to pass, in a line (its entry in :data:`~.verify.registry.CHECKS`)."""
+    check = CHECKS.get(check_name)
+    return check.needs if check is not None else "see docs/checks.md"
 
 
 def _png(image: np.ndarray, width: int | None = None) -> str:
@@ -80,8 +67,7 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
         record: The simulation's record.
     """
     from .compare import _checks_line, _compose, _reconstruction_qpos, _render, _renderer
-    from .report_check import video_source
-    from .reverify import camera_from_report
+    from .report_check import camera_from_report, video_source
     from .video import open_video
 
     keyframes = [k for k in report.get("keyframes") or [] if k["frame"] < record.frames]
@@ -268,7 +254,7 @@ def render_summary(
             )
             parts.append(
                 f"<tr><td>{_esc(check_name)}</td><td>{result}</td><td class=fig>{_esc(check_figures(check))}</td>"
-                f"<td>{_esc(NEEDS.get(check_name, 'see docs/checks.md'))}</td></tr>"
+                f"<td>{_esc(_needs(check_name))}</td></tr>"
             )
         parts.append("</table>")
         suggestions = verification.get("suggestions") or []

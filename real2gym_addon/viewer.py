@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from .errors import Real2GymError
-from .reverify import read_report
+from .report_check import read_report
 
 
 def replay_frames(model) -> list[int]:

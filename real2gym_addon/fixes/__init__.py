@@ -4,12 +4,11 @@ suggestions, and what to review (keyframes with their checks, silhouette IoUs)."
 from .collision import COLLISION_MODES, CollisionError, coacd_pieces, set_collision
 from .edits import FIX_KINDS, FixError, apply_fix, recorded_fixes, undo_last
 from .probe import opening_probe
-from .review import EVENT_CHECKS, keyframe_checks, silhouette_ious
+from .review import keyframe_checks, silhouette_ious
 from .suggest import suggest_fixes
 
 __all__ = [
     "COLLISION_MODES",
-    "EVENT_CHECKS",
     "FIX_KINDS",
     "CollisionError",
     "FixError",

@@ -20,9 +20,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..files import OutputFolder, write_json_atomic
 from .edits import FixError, apply_fix, undo_last
+
+if TYPE_CHECKING:  # imported there at run time: the verifier imports this package
+    from ..verify.run import Verification
 
 MAX_ROUNDS = 5
 """Rounds ``--repair`` tries by default."""
@@ -41,26 +45,33 @@ def repair_run(
     out_dir: Path | str,
     rounds: int = MAX_ROUNDS,
     progress: Callable[[str, float], None] | None = None,
-) -> dict:
+    masses: dict[str, float] | None = None,
+    frictions: dict[str, float] | None = None,
+) -> tuple[dict, Verification | None]:
     """Applies the computed suggestions of a finished run in turn, re-verifying after each.
 
     Args:
         out_dir: The run's output folder (report.json, mjcf/).
         rounds: At most this many fixes are tried.
         progress: Called with a message and a fraction in [0, 1] before each round.
+        masses: Object name -> kg overrides for every verification (as ``reverify``'s).
+        frictions: Object name -> friction overrides.
 
     Returns:
-        The updated report; its ``repair`` entry holds ``passed_before``,
-        ``passed_after``, ``stopped`` (why it ended) and ``rounds``: per step the
-        fix, the suggestion's text and check, whether it was kept, and the
-        checks failing after it.
+        The updated report and the verification of its final scene (None when none ran). The
+        report's ``repair`` entry holds ``passed_before``, ``passed_after``, ``stopped`` (why it
+        ended) and ``rounds``: per step the fix, the suggestion's text and check, whether it was
+        kept, and the checks failing after it.
     """
-    from ..pipeline import REPORT_NAME
-    from ..reverify import read_report, reverify
+    from ..report_check import REPORT_NAME, read_report
+    from ..reverify import reverify
 
-    report = read_report(out_dir)
-    if not report.get("verification") or report["verification"].get("stale"):
-        report, _ = reverify(out_dir)
+    def verify_after(edit=None) -> tuple[dict, Verification]:
+        return reverify(out_dir, masses, edit, frictions=frictions)
+
+    report, verification = read_report(out_dir), None
+    if not report.get("verification") or report["verification"].get("stale") or masses or frictions:
+        report, verification = verify_after()
     passed_before = bool(report["verification"]["passed"])
     steps: list[dict] = []
     tried: set[str] = set()
@@ -79,7 +90,7 @@ def repair_run(
             progress(f"repair {round_ + 1}: {suggestion['text']}", round_ / rounds)
         failed_before = _failed(report)
         try:
-            updated, _ = reverify(out_dir, edit=lambda current, fix=fix: apply_fix(current, fix))
+            updated, verified = verify_after(lambda current, fix=fix: apply_fix(current, fix))
         except FixError as e:
             steps.append({"fix": fix, "text": suggestion["text"], "check": suggestion["check"],
                           "kept": False, "error": str(e)})  # fmt: skip
@@ -88,13 +99,13 @@ def repair_run(
         step = {"fix": fix, "text": suggestion["text"], "check": suggestion["check"], "kept": True,
                 "failed_after": failed_after}  # fmt: skip
         if len(failed_after) > len(failed_before):
-            updated, _ = reverify(out_dir, edit=undo_last)
+            updated, verified = verify_after(undo_last)
             step.update(
                 kept=False,
                 reverted=f"{len(failed_after)} checks failed after it, {len(failed_before)} before",
             )
         steps.append(step)
-        report = updated
+        report, verification = updated, verified
     if report["verification"]["passed"]:
         stopped = "verified"
     report["repair"] = {
@@ -108,4 +119,4 @@ def repair_run(
         write_json_atomic(output.staging / REPORT_NAME, report)
     if progress is not None:
         progress("repair done", 1.0)
-    return report
+    return report, verification

@@ -19,15 +19,8 @@ from ..demo import Camera
 from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.shapes import Shape
 from ..geometry.silhouette import silhouette_polygon
+from ..verify import registry
 from .edits import FixError, find_object
-
-EVENT_CHECKS = {
-    "grasp": ("grasp_held",),
-    "lift": ("grasp_held",),
-    "release": ("grasp_held", "release_clearance"),
-    "contact": ("task_success", "penetration", "support"),
-}
-"""The checks that concern each keyframe event (see docs/checks.md)."""
 
 
 def keyframe_checks(report: dict) -> list[dict]:
@@ -38,16 +31,21 @@ def keyframe_checks(report: dict) -> list[dict]:
 
     Returns:
         One ``{"event", "object", "frame", "checks", "failed", "passed"}`` per
-        keyframe, in frame order: ``checks`` names the concerned checks the
-        verification ran, ``failed`` those of them that failed, and ``passed``
-        is True or False, or None when the run is not verified (or was edited
-        since: ``verification.stale``) or no concerned check ran.
+        keyframe, in frame order: ``checks`` names the checks the verification ran
+        whose ``events`` (:data:`~..verify.registry.CHECKS`) hold the keyframe's, in
+        table order, ``failed`` those of them that failed, and ``passed`` is True
+        or False, or None when the run is not verified (or was edited since:
+        ``verification.stale``) or no concerned check ran.
     """
     verification = report.get("verification") or {}
     results = {} if verification.get("stale") else verification.get("checks", {})
     rows = []
     for keyframe in sorted(report.get("keyframes", []), key=lambda k: k["frame"]):
-        checks = [name for name in EVENT_CHECKS.get(keyframe["event"], ()) if name in results]
+        checks = [
+            name
+            for name, check in registry.CHECKS.items()
+            if keyframe["event"] in check.events and name in results
+        ]
         failed = [name for name in checks if not results[name].get("passed", True)]
         rows.append({
             "event": keyframe["event"],

@@ -2,15 +2,20 @@
 
 Nothing here knows a particular scene: each rule reads the failed check's
 figures and the objects' sizes and says what to change, by how much, and at
-which keyframe, with the fix ready to apply (:func:`..edits.apply_fix`).
+which keyframe, with the fix ready to apply (:func:`..edits.apply_fix`). A rule
+is the ``suggest`` of its check's entry in :data:`~..verify.registry.CHECKS`;
+its docstring's first sentence is what docs/checks.md says it suggests.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import MAX_OPENING
+from ..verify import registry
 from .edits import find_object, keyframe_frame
 
 CLEARANCE = 0.004
@@ -32,22 +37,82 @@ def _half_diagonal(shape: Shape) -> float:
     return float(np.hypot(shape.size[0], shape.size[1]) / 2)
 
 
+@dataclasses.dataclass(frozen=True)
+class SuggestionContext:
+    """What the suggestion rules read: the report, its verdicts, and the task's objects and keyframes.
+
+    Attributes:
+        report: The run's report.json content.
+        checks: Check name -> its result (``verification.checks``).
+        failing: The names of the failed checks.
+        moved_name: The task's moved object.
+        target_name: The task's target, or None.
+        moved: The moved object's shape.
+        target_entry: The target's report entry, or None.
+        target: The target's shape, or None.
+        release: The moved object's release keyframe's frame, or None.
+        contact: Its contact keyframe's frame, or None.
+    """
+
+    report: dict
+    checks: dict[str, dict]
+    failing: set[str]
+    moved_name: str
+    target_name: str | None
+    moved: Shape
+    target_entry: dict | None
+    target: Shape | None
+    release: int | None
+    contact: int | None
+
+
+ASKED_FIRST = ("hand_clearance", "task_success", "penetration")
+"""Checks whose suggestions come first, in this order; the other checks' follow in table order.
+The hand knocking an object, or a container that cannot take it, explains the failures
+downstream, and an object starting inside its support is offered only when neither is."""
+
+
 def suggest_fixes(report: dict) -> list[dict]:
-    """Returns suggestions ``{"text", "check", "frame", "fix"}`` for the failed checks of a report."""
+    """Returns suggestions ``{"text", "check", "frame", "fix"}`` for the failed checks of a report.
+
+    Each check of :data:`~..verify.registry.CHECKS` with a ``suggest`` rule is asked, those of
+    :data:`ASKED_FIRST` first.
+    """
     verification = report.get("verification") or {}
     checks = verification.get("checks", {})
     task = report.get("task", {})
     moved_name, target_name = task.get("object"), task.get("target")
-    suggestions: list[dict] = []
     if not moved_name or not checks:
-        return suggestions
-    moved = Shape.from_report(find_object(report, moved_name))
+        return []
     target_entry = find_object(report, target_name) if target_name else None
-    target = Shape.from_report(target_entry) if target_entry else None
-    release = keyframe_frame(report, "release", moved_name)
-    contact = keyframe_frame(report, "contact", moved_name)
-    failing = {name for name, check in checks.items() if not check.get("passed", True)}
+    context = SuggestionContext(
+        report=report,
+        checks=checks,
+        failing={name for name, check in checks.items() if not check.get("passed", True)},
+        moved_name=moved_name,
+        target_name=target_name,
+        moved=Shape.from_report(find_object(report, moved_name)),
+        target_entry=target_entry,
+        target=Shape.from_report(target_entry) if target_entry else None,
+        release=keyframe_frame(report, "release", moved_name),
+        contact=keyframe_frame(report, "contact", moved_name),
+    )
+    table = registry.CHECKS
+    order = [table[name] for name in ASKED_FIRST if name in table]
+    order += [check for check in table.values() if check.name not in ASKED_FIRST]
+    suggestions: list[dict] = []
+    for check in order:
+        if check.suggest is not None:
+            suggestions += check.suggest(context, suggestions)
+    return suggestions
 
+
+def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Bring the hand in from above, or take it straight up and away (`approach`); fingers that catch a
+    container's walls open less (`release_opening`)."""
+    report, checks, failing = context.report, context.checks, context.failing
+    moved_name, target_name, target = context.moved_name, context.target_name, context.target
+    suggestions = []
     hand = checks.get("hand_clearance", {})
     release_check = checks.get("release_clearance", {})
     inside_target = (
@@ -56,7 +121,7 @@ def suggest_fixes(report: dict) -> list[dict]:
     )  # fmt: skip
     if "hand_clearance" in failing and report.get("gripper") and inside_target:
         # Opening wide inside a narrow container presses the pads into its walls: it leaves with the hand.
-        width, frame = _release_opening(release_check, release)
+        width, frame = _release_opening(release_check, context.release)
         suggestions.append({
             "text": f"the fingers open inside the {target_name} and catch its walls, which leave with the hand "
                     f"(frame {hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): open them only to "
@@ -79,98 +144,117 @@ def suggest_fixes(report: dict) -> list[dict]:
             "check": "hand_clearance", "frame": hand["frame"],
             "fix": {"kind": "approach", "object": moved_name, "phase": "grasp" if coming else "release"},
         })  # fmt: skip
+    return suggestions
 
-    if target is not None and target.is_container and failing & {"task_success", "penetration"}:
-        if target.collision == "hull" or (target_entry.get("opening_probe") or {}).get("passed") is False:
-            suggestions.append({
-                "text": f"the {target_name}'s collision is one convex hull, which closes its opening: "
-                        f"replace it with wall pieces that keep the cavity open",
-                "check": "task_success", "frame": contact or release,
-                "fix": {"kind": "collision", "object": target_name, "mode": "walls"},
-            })  # fmt: skip
-        else:
-            inner = target.params.get("inner_radius", target.size[0] / 2)
-            needed = _half_diagonal(moved) + CLEARANCE
-            if needed > inner:
-                factor = round(needed / inner, 3)
-                where = checks.get("penetration", {})
-                frame = (
-                    where.get("frame", contact or release) if "penetration" in failing else contact or release
-                )
-                symptom = (
-                    f"penetration {where.get('max_m', 0.0) * 1000:.0f} mm between {moved_name} and {target_name} at frame {frame}"
-                    if "penetration" in failing
-                    else f"the {moved_name} does not get into the {target_name} (release at frame {release})"
-                )
-                suggestions.append({
-                    "text": f"{symptom}: the {target_name}'s inner radius is {(needed - CLEARANCE - inner) * 1000:.0f} mm "
-                            f"smaller than the {moved_name}'s half-diagonal; scale its rim by {factor}?",
-                    "check": "task_success" if "task_success" in failing else "penetration", "frame": frame,
-                    "fix": {"kind": "radius_scale", "object": target_name, "factor": factor},
-                })  # fmt: skip
 
-    penetration = checks.get("penetration", {})
-    if "penetration" in failing and penetration.get("frame") == 0 and not suggestions:
-        name = penetration.get("object", moved_name)
-        depth = penetration.get("max_m", 0.0)
-        suggestions.append({
-            "text": f"'{name}' starts {depth * 1000:.1f} mm inside its support: move it up by that much",
-            "check": "penetration", "frame": 0,
-            "fix": {"kind": "offset", "object": name, "delta": [0.0, 0.0, round(depth + 0.0005, 4)], "frame": None},
-        })  # fmt: skip
+def container_opening(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Replace a container's closing hull with wall pieces (`collision`), or widen a rim narrower than the
+    object (`radius_scale`)."""
+    checks, failing = context.checks, context.failing
+    moved_name, target_name, target = context.moved_name, context.target_name, context.target
+    contact, release = context.contact, context.release
+    if target is None or not target.is_container or not failing & {"task_success", "penetration"}:
+        return []
+    if target.collision == "hull" or (context.target_entry.get("opening_probe") or {}).get("passed") is False:
+        return [{
+            "text": f"the {target_name}'s collision is one convex hull, which closes its opening: "
+                    f"replace it with wall pieces that keep the cavity open",
+            "check": "task_success", "frame": contact or release,
+            "fix": {"kind": "collision", "object": target_name, "mode": "walls"},
+        }]  # fmt: skip
+    inner = target.params.get("inner_radius", target.size[0] / 2)
+    needed = _half_diagonal(context.moved) + CLEARANCE
+    if needed <= inner:
+        return []
+    factor = round(needed / inner, 3)
+    where = checks.get("penetration", {})
+    frame = where.get("frame", contact or release) if "penetration" in failing else contact or release
+    symptom = (
+        f"penetration {where.get('max_m', 0.0) * 1000:.0f} mm between {moved_name} and {target_name} at frame {frame}"
+        if "penetration" in failing
+        else f"the {moved_name} does not get into the {target_name} (release at frame {release})"
+    )
+    return [{
+        "text": f"{symptom}: the {target_name}'s inner radius is {(needed - CLEARANCE - inner) * 1000:.0f} mm "
+                f"smaller than the {moved_name}'s half-diagonal; scale its rim by {factor}?",
+        "check": "task_success" if "task_success" in failing else "penetration", "frame": frame,
+        "fix": {"kind": "radius_scale", "object": target_name, "factor": factor},
+    }]  # fmt: skip
 
-    grasp = checks.get("grasp_held", {})
+
+def start_above_support(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move an object that starts inside its support up by its depth (`offset`), where nothing suggested
+    before explains the penetration."""
+    penetration = context.checks.get("penetration", {})
+    if "penetration" not in context.failing or penetration.get("frame") != 0 or made:
+        return []
+    name = penetration.get("object", context.moved_name)
+    depth = penetration.get("max_m", 0.0)
+    return [{
+        "text": f"'{name}' starts {depth * 1000:.1f} mm inside its support: move it up by that much",
+        "check": "penetration", "frame": 0,
+        "fix": {"kind": "offset", "object": name, "delta": [0.0, 0.0, round(depth + 0.0005, 4)], "frame": None},
+    }]  # fmt: skip
+
+
+def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move the object's resting pose to where the gripper closes (`offset`), or the grasp or release
+    keyframe to where the fingers hold (`keyframe`)."""
+    report, moved_name, release = context.report, context.moved_name, context.release
+    grasp = context.checks.get("grasp_held", {})
     grasp_frame = keyframe_frame(report, "grasp", moved_name)
     gripper = report.get("gripper")
-    if "grasp_held" in failing and grasp_frame is not None and gripper:
-        entry = find_object(report, moved_name)
-        # The simulation starts the object where it rests on frame 0 and the hand closes where the
-        # recording (or the synthesised path) puts it: the resting pose is what must meet the hand.
-        object_at = np.array(entry["frames"][0]["position_world"])
-        gripper_at = np.array(gripper["frames"][grasp_frame]["position_world"])
-        miss = gripper_at[:2] - object_at[:2]
-        if np.linalg.norm(miss) > 0.005:
-            suggestions.append({
-                "text": f"the {moved_name} rests {np.linalg.norm(miss) * 100:.1f} cm from where the gripper closes "
-                        f"(frame {grasp_frame}); move its resting pose there, up to the grasp?",
-                "check": "grasp_held", "frame": grasp_frame,
-                "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
-                        round(float(miss[1]), 4), 0.0], "frame": grasp_frame, "until": True},
-            })  # fmt: skip
-        elif (
-            grasp.get("first_frame_without_contact") is not None
-            and release is not None
-            and grasp["first_frame_without_contact"]
-            >= release - round(LATE_RELEASE_S * report["video"]["fps"])
-        ):
-            # Held all the way, but let go a few frames before the release keyframe: the keyframe is late.
-            earlier = max(grasp_frame + 1, grasp["first_frame_without_contact"] - 1)
-            suggestions.append({
-                "text": f"the fingers hold the {moved_name} until frame {grasp['first_frame_without_contact']}, "
-                        f"just before the release keyframe (frame {release}); move the release to frame {earlier}?",
-                "check": "grasp_held", "frame": release,
-                "fix": {"kind": "keyframe", "object": moved_name, "event": "release", "frame": earlier},
-            })  # fmt: skip
-        elif (
-            grasp.get("first_frame_without_contact") is not None
-            and grasp["first_frame_without_contact"] <= grasp_frame + 3
-        ):
-            later = grasp_frame + 3
-            suggestions.append({
-                "text": f"the fingers touch the {moved_name} only after the grasp keyframe (frame {grasp_frame}); "
-                        f"move the grasp to frame {later}?",
-                "check": "grasp_held", "frame": grasp_frame,
-                "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
-            })  # fmt: skip
+    if "grasp_held" not in context.failing or grasp_frame is None or not gripper:
+        return []
+    entry = find_object(report, moved_name)
+    # The simulation starts the object where it rests on frame 0 and the hand closes where the
+    # recording (or the synthesised path) puts it: the resting pose is what must meet the hand.
+    object_at = np.array(entry["frames"][0]["position_world"])
+    gripper_at = np.array(gripper["frames"][grasp_frame]["position_world"])
+    miss = gripper_at[:2] - object_at[:2]
+    lost = grasp.get("first_frame_without_contact")
+    if np.linalg.norm(miss) > 0.005:
+        return [{
+            "text": f"the {moved_name} rests {np.linalg.norm(miss) * 100:.1f} cm from where the gripper closes "
+                    f"(frame {grasp_frame}); move its resting pose there, up to the grasp?",
+            "check": "grasp_held", "frame": grasp_frame,
+            "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
+                    round(float(miss[1]), 4), 0.0], "frame": grasp_frame, "until": True},
+        }]  # fmt: skip
+    if (
+        lost is not None
+        and release is not None
+        and lost >= release - round(LATE_RELEASE_S * report["video"]["fps"])
+    ):
+        # Held all the way, but let go a few frames before the release keyframe: the keyframe is late.
+        earlier = max(grasp_frame + 1, lost - 1)
+        return [{
+            "text": f"the fingers hold the {moved_name} until frame {lost}, "
+                    f"just before the release keyframe (frame {release}); move the release to frame {earlier}?",
+            "check": "grasp_held", "frame": release,
+            "fix": {"kind": "keyframe", "object": moved_name, "event": "release", "frame": earlier},
+        }]  # fmt: skip
+    if lost is not None and lost <= grasp_frame + 3:
+        later = grasp_frame + 3
+        return [{
+            "text": f"the fingers touch the {moved_name} only after the grasp keyframe (frame {grasp_frame}); "
+                    f"move the grasp to frame {later}?",
+            "check": "grasp_held", "frame": grasp_frame,
+            "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
+        }]  # fmt: skip
+    return []
 
-    if "release_clearance" in failing and "held_gap_m" in release_check:
-        width, frame = _release_opening(release_check, release)
-        suggestions.append({
-            "text": f"the recorded release opens the fingers to {release_check['recorded_gap_m'] * 1000:.1f} mm, "
-                    f"but the simulated {moved_name} sits {release_check['held_gap_m'] * 1000:.1f} mm wide between "
-                    f"the pads and stays held; widen the release to {width * 1000:.0f} mm from frame {frame}?",
-            "check": "release_clearance", "frame": frame,
-            "fix": {"kind": "release_opening", "object": moved_name, "width_m": width, "frame": frame},
-        })  # fmt: skip
 
-    return suggestions
+def wider_release(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Open the fingers at the release to the held gap plus 1 cm (`release_opening`)."""
+    release_check = context.checks.get("release_clearance", {})
+    if "release_clearance" not in context.failing or "held_gap_m" not in release_check:
+        return []
+    width, frame = _release_opening(release_check, context.release)
+    return [{
+        "text": f"the recorded release opens the fingers to {release_check['recorded_gap_m'] * 1000:.1f} mm, "
+                f"but the simulated {context.moved_name} sits {release_check['held_gap_m'] * 1000:.1f} mm wide "
+                f"between the pads and stays held; widen the release to {width * 1000:.0f} mm from frame {frame}?",
+        "check": "release_clearance", "frame": frame,
+        "fix": {"kind": "release_opening", "object": context.moved_name, "width_m": width, "frame": frame},
+    }]  # fmt: skip

@@ -1,13 +1,21 @@
-"""Choosing a segmentation backend by name, with the reason when one is missing."""
+"""The segmentation backends: one table entry each, chosen by name, with the reason when one is missing.
+
+:data:`SEGMENTATION_BACKENDS` names each backend's label and description (the
+Blender menu, ``--backend``), the module under ``segmentation/`` that implements
+it, its availability check, how it is built and which :class:`SegmentationOptions`
+it reads (the panel shows those settings). Adding a backend is a module with a
+:class:`~.base.VideoSegmenter` and one entry here.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
+from collections.abc import Callable
 
 from ..errors import SegmentationError
 from .base import VideoSegmenter
 
-BACKENDS = ("classical", "sam2", "flow_warp")
 DEFAULT_BACKEND = "classical"
 
 
@@ -29,19 +37,85 @@ class SegmentationOptions:
     device: str = "auto"
 
 
+@dataclasses.dataclass(frozen=True)
+class Backend:
+    """One segmentation backend.
+
+    Attributes:
+        name: Its name in prompts, reports and ``--backend``.
+        label: Its name in the Blender menu.
+        description: A line on what it does and what it needs.
+        module: The module under ``segmentation/`` that implements it (imported only when used).
+        make: ``(the imported module, options) -> VideoSegmenter``.
+        status: ``(options) -> (available, reason)``, importing what it needs inside;
+            None when it runs everywhere.
+        options: The :class:`SegmentationOptions` fields it reads besides ``backend``.
+    """
+
+    name: str
+    label: str
+    description: str
+    module: str
+    make: Callable[..., VideoSegmenter]
+    status: Callable[[SegmentationOptions], tuple[bool, str]] | None = None
+    options: tuple[str, ...] = ()
+
+
+def _sam2_status(options: SegmentationOptions) -> tuple[bool, str]:
+    from .sam2_backend import sam2_status
+
+    return sam2_status(options.sam2_checkpoint, options.sam2_config)
+
+
+SEGMENTATION_BACKENDS: dict[str, Backend] = {
+    backend.name: backend
+    for backend in (
+        Backend(
+            "classical",
+            label="Classical",
+            description="OpenCV colour and depth tracking; works everywhere",
+            module="classical",
+            make=lambda module, options: module.ClassicalSegmenter(),
+        ),
+        Backend(
+            "sam2",
+            label="SAM2",
+            description="Meta's SAM2 video predictor; needs torch, sam2 and a checkpoint",
+            module="sam2_backend",
+            make=lambda module, options: module.Sam2Segmenter(
+                checkpoint=options.sam2_checkpoint, config=options.sam2_config, device=options.device
+            ),
+            status=_sam2_status,
+            options=("sam2_checkpoint", "sam2_config", "device"),
+        ),
+        Backend(
+            "flow_warp",
+            label="Optical Flow",
+            description="The first mask carried along by optical flow (the baseline)",
+            module="flow_warp",
+            make=lambda module, options: module.FlowWarpSegmenter(),
+        ),
+    )
+}
+"""Every segmentation backend, in menu order."""
+
+BACKENDS = tuple(SEGMENTATION_BACKENDS)
+"""The backends' names (``--backend`` choices)."""
+
+
 def backend_status(options: SegmentationOptions) -> tuple[bool, str]:
     """Returns whether the chosen backend can run here, and why not.
 
     Args:
         options: The chosen backend and its settings.
     """
-    if options.backend not in BACKENDS:
-        return False, f"unknown segmentation backend '{options.backend}'; use one of {', '.join(BACKENDS)}"
-    if options.backend == "sam2":
-        from .sam2_backend import sam2_status
-
-        return sam2_status(options.sam2_checkpoint, options.sam2_config)
-    return True, ""
+    backend = SEGMENTATION_BACKENDS.get(options.backend)
+    if backend is None:
+        names = ", ".join(SEGMENTATION_BACKENDS)
+        return False, f"unknown segmentation backend '{options.backend}'; use one of {names}"
+    if backend.status is None:
+        return True, ""
+    return backend.status(options)
 
 
 def make_segmenter(options: SegmentationOptions) -> VideoSegmenter:
@@ -54,16 +128,6 @@ def make_segmenter(options: SegmentationOptions) -> VideoSegmenter:
     available, reason = backend_status(options)
     if not available:
         raise SegmentationError(f"{reason} (the classical backend works everywhere: --backend classical)")
-    if options.backend == "sam2":
-        from .sam2_backend import Sam2Segmenter
-
-        return Sam2Segmenter(
-            checkpoint=options.sam2_checkpoint, config=options.sam2_config, device=options.device
-        )
-    if options.backend == "flow_warp":
-        from .flow_warp import FlowWarpSegmenter
-
-        return FlowWarpSegmenter()
-    from .classical import ClassicalSegmenter
-
-    return ClassicalSegmenter()
+    backend = SEGMENTATION_BACKENDS[options.backend]
+    module = importlib.import_module(f"{__package__}.{backend.module}")
+    return backend.make(module, options)

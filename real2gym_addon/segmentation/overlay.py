@@ -63,7 +63,7 @@ def write_overlays(
     colors: Mapping[str, Sequence[float]] | None = None,
     progress: Progress | None = None,
 ) -> dict[str, int]:
-    """Writes ``OUT/masks_overlay/<object>/NNNNNN.png`` from a run's mask images.
+    """Writes ``OUT/masks_overlay/<object>/NNNNNN.png`` from a run's mask images, all at once.
 
     Args:
         out_dir: The run's output folder.
@@ -79,28 +79,55 @@ def write_overlays(
         Real2GymError: A mask image is missing or unreadable, or the output
             folder cannot be written; the earlier overlays stay as they were.
     """
-    out_dir = Path(out_dir)
+    with OutputFolder(out_dir) as output:
+        return stage_overlays(Path(out_dir), objects, output.staging, colors, progress)
+
+
+def stage_overlays(
+    masks_root: Path,
+    objects: Sequence[tuple[str, str]],
+    target: Path,
+    colors: Mapping[str, Sequence[float]] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Writes ``target/masks_overlay/<object>/NNNNNN.png`` from the masks under ``masks_root``.
+
+    A run stages its overlays this way beside its masks (``masks_root`` and ``target`` are both
+    its staging folder); :func:`write_overlays` commits them into a finished run's folder.
+
+    Args:
+        masks_root: The folder the mask folders are relative to.
+        objects: Per object, its name and its mask folder relative to ``masks_root``.
+        target: The folder that receives ``masks_overlay/``.
+        colors: sRGB ``(r, g, b)`` in [0, 1] per object name; the palette for the others.
+        progress: Receives per-frame progress; carries cancellation.
+
+    Returns:
+        The number of frames written per object.
+
+    Raises:
+        Real2GymError: A mask image is missing or unreadable, or ``target`` cannot be written.
+    """
     colors = colors or {}
     frames: dict[str, list[Path]] = {}
     for name, mask_dir in objects:
-        files = sorted((out_dir / mask_dir).glob("[0-9]*.png"))
+        files = sorted((masks_root / mask_dir).glob("[0-9]*.png"))
         if not files:
-            raise Real2GymError(f"no masks of '{name}' in {out_dir / mask_dir}; segment the video again")
+            raise Real2GymError(f"no masks of '{name}' in {masks_root / mask_dir}; segment the video again")
         frames[name] = files
     total = max(1, sum(len(f) for f in frames.values()))
     done = 0
-    with OutputFolder(out_dir) as output:
-        for index, (name, _) in enumerate(objects):
-            color = colors.get(name) or default_color(index)
-            target = output.staging / OVERLAYS_NAME / name
-            target.mkdir(parents=True)
-            for path in frames[name]:
-                mask = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-                if mask is None:
-                    raise Real2GymError(f"cannot read the mask {path} of '{name}'; segment the video again")
-                if not cv2.imwrite(str(target / path.name), overlay_image(mask, color), _PNG_FAST):
-                    raise Real2GymError(f"cannot write the mask overlay of '{name}' to {target}")
-                done += 1
-                if progress is not None:
-                    progress.step(f"colouring the masks of '{name}'", done / total)
+    for index, (name, _) in enumerate(objects):
+        color = colors.get(name) or default_color(index)
+        folder = target / OVERLAYS_NAME / name
+        folder.mkdir(parents=True)
+        for path in frames[name]:
+            mask = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+            if mask is None:
+                raise Real2GymError(f"cannot read the mask {path} of '{name}'; segment the video again")
+            if not cv2.imwrite(str(folder / path.name), overlay_image(mask, color), _PNG_FAST):
+                raise Real2GymError(f"cannot write the mask overlay of '{name}' to {folder}")
+            done += 1
+            if progress is not None:
+                progress.step(f"colouring the masks of '{name}'", done / total)
     return {name: len(files) for name, files in frames.items()}

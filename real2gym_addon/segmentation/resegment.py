@@ -131,7 +131,7 @@ def read_earlier_segmentation(out_dir: Path | str, demo: Demo, name: str) -> Ear
     """Reads and checks an earlier run's segmentation for segmenting ``name`` again.
 
     Its report.json is read and checked as ``verify`` and ``fix`` read one
-    (``reverify.read_report``); the kept objects' masks are read too.
+    (``report_check.read_report``); the kept objects' masks are read too.
 
     Args:
         out_dir: The earlier run's output folder.
@@ -147,7 +147,7 @@ def read_earlier_segmentation(out_dir: Path | str, demo: Demo, name: str) -> Ear
             from the demo's now, or a kept object's masks are missing or do not match the report;
             the message names the file or object and says to segment all objects again.
     """
-    from ..reverify import read_report  # not at the top: reverify imports the pipeline, which imports this
+    from ..report_check import read_report  # not at the top: the report's scene imports segmentation
 
     out_dir = Path(out_dir)
     object_index(demo, name)

@@ -2,7 +2,8 @@
 
 Each check returns ``{"passed": bool, ...measured figures}``; the thresholds are
 module constants, documented in docs/checks.md. ``verification.passed`` is
-all of them.
+all of them. Which checks run, in which order, and how each is shown is the
+table in :mod:`.registry`.
 """
 
 from __future__ import annotations
@@ -285,6 +286,18 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
                 phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
                 worst = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
     return {"passed": worst["moved_m"] < HAND_PUSH_LIMIT, **worst, "limit_m": HAND_PUSH_LIMIT}
+
+
+def simulation_stable(record: SimulationRecord) -> dict | None:
+    """The simulation ran to its end without NaN or bad accelerations; reported only when it did not."""
+    if record.diverged_frame is None:
+        return None
+    return {
+        "passed": False,
+        "frame": record.diverged_frame,
+        "warnings": record.warnings,
+        "reason": "the simulation diverged (NaN or bad accelerations)",
+    }
 
 
 def no_shortcuts(model, name_map: dict[str, str]) -> dict:

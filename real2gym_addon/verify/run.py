@@ -1,7 +1,8 @@
 """Verifying a scene: export it, simulate the demo, run the checks.
 
 :func:`verify_scene` is the one entry point: the pipeline's ``verify`` stage,
-``real2gym verify`` and the Blender operators all call it.
+``real2gym verify`` and the Blender operators all call it. The checks are those
+of :data:`~.registry.CHECKS`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..errors import Real2GymError
 from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel, build_scene, objects_at_frame, write_mjcf
 from ..mjcf.gripper import GripperSpec
-from . import checks
+from .registry import CheckInputs, run_checks
 from .simulate import SimulationRecord, simulate, step_targets
 
 
@@ -31,6 +32,7 @@ class Verification:
         scene: The exported model.
         mjcf_path: The written scene.xml.
         timing: Seconds spent exporting and simulating.
+        geometry: The geometry it verified (the Blender side keys its simulation beside it).
     """
 
     passed: bool
@@ -39,6 +41,7 @@ class Verification:
     scene: SceneModel
     mjcf_path: Path
     timing: dict[str, float]
+    geometry: Geometry
 
     def to_report(self, mjcf_relative: str) -> dict:
         """The report's ``verification`` entry."""
@@ -99,27 +102,10 @@ def verify_scene(
     record = simulate(scene.model, scene.name_map, trajectory, fps, frames)
     add_replay_keys(scene, record, trajectory, fps, geometry.keyframes)
     path = write_mjcf(scene, folder)
-    results: dict[str, dict] = {}
-    if record.diverged_frame is not None:
-        results["simulation_stable"] = {
-            "passed": False,
-            "frame": record.diverged_frame,
-            "warnings": record.warnings,
-            "reason": "the simulation diverged (NaN or bad accelerations)",
-        }
-    else:
-        results["task_success"] = checks.task_success(task, geometry, record)
-        results["grasp_held"] = checks.grasp_held(task, geometry, record)
-        results["support"] = checks.support(task, geometry, record)
-        results["stability"] = checks.stability(record)
-        results["penetration"] = checks.penetration(record)
-        results["trajectory_fidelity"] = checks.trajectory_fidelity(task, geometry, record)
-        results["release_clearance"] = checks.release_clearance(task, geometry, record)
-        results["hand_clearance"] = checks.hand_clearance(task, geometry, record)
-    results["no_shortcuts"] = checks.no_shortcuts(scene.model, scene.name_map)
+    results = run_checks(CheckInputs(task, geometry, record, scene))
     passed = all(bool(r["passed"]) for r in results.values())
     timing = {"export": exported, "simulate": record.wall_s}
-    return Verification(passed, _json_ready(results), record, scene, path, timing)
+    return Verification(passed, _json_ready(results), record, scene, path, timing, geometry)
 
 
 MAX_REPLAY_KEYS = 3000

@@ -89,7 +89,7 @@ def test_keyframe_list_shows_the_checks_and_jumps_to_the_frame(fixes, run: Path,
     ]
     assert [k.event for k in state.keyframes] == ["grasp", "lift", "release", "contact"]
     assert state.keyframes[0].checks == "grasp_held"
-    assert state.keyframes[3].checks == "task_success, penetration, support"
+    assert state.keyframes[3].checks == "task_success, support, penetration"
     assert {k.verdict for k in state.keyframes} == {"PASSED"} and state.verification == "PASSED"
     assert [c.name for c in state.checks] == list(report["verification"]["checks"])
     assert len(state.suggestions) == 0 and state.fix_object == "cup"
@@ -209,7 +209,7 @@ def test_keyframes_are_added_moved_and_deleted_by_hand(run: Path, empty_scene) -
     for _ in range(3):
         assert bpy.ops.real2gym.undo_fix() == {"FINISHED"}
     assert _report(run)["keyframes"] == original
-    assert bpy.ops.real2gym.reverify() == {"FINISHED"}
+    assert bpy.ops.real2gym.verify(out_dir=str(run)) == {"FINISHED"}
     assert state.verification == "PASSED" and {k.verdict for k in state.keyframes} == {"PASSED"}
     assert "stale" not in _report(run)["verification"]
 

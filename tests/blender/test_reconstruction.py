@@ -2,6 +2,7 @@
 
 One full run per module (about 15 s); each test then opens the scene.blend it
 saved, or builds from its report.json, so the tests stay fast and independent.
+The run counts what it does (simulations, report serialisations, .blend saves).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import importlib.util
 import json
 import math
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import bpy
@@ -27,13 +29,70 @@ def _bridge(name: str):
     return importlib.import_module(f"{MODULE}.bridge.{name}")
 
 
+RUN_COUNTS: Counter = Counter()
+"""What the full run did: ``simulate`` (MuJoCo runs of the demo), ``to_report`` (report serialisations),
+``save`` (scene.blend saves)."""
+
+
+def _counting(counts: Counter, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counts, into ``counts``, every simulation of the demo, report serialisation and .blend save."""
+    targets = [
+        ("simulate", f"{MODULE}.real2gym_addon.verify.run", "simulate"),
+        ("simulate", f"{MODULE}.real2gym_addon.verify.simulate", "simulate"),
+        ("save", f"{MODULE}.bridge.pipeline", "save_blend_copy"),
+    ]
+    for key, module_name, name in targets:
+        module = importlib.import_module(module_name)
+        monkeypatch.setattr(module, name, _counted(counts, key, getattr(module, name)))
+    scene_module = importlib.import_module(f"{MODULE}.real2gym_addon.scene")
+    to_report = scene_module.SceneDescription.to_report
+    monkeypatch.setattr(scene_module.SceneDescription, "to_report", _counted(counts, "to_report", to_report))
+
+
+def _counted(counts: Counter, key: str, function):
+    def wrapper(*args, **kwargs):
+        counts[key] += 1
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
 @pytest.fixture(scope="module")
 def full_run(extension, tmp_path_factory) -> Path:
-    """The output folder of one full run (every stage) of the bundled demo."""
+    """The output folder of one full run (every stage) of the bundled demo; :data:`RUN_COUNTS` counts it."""
     out = tmp_path_factory.mktemp("full") / "out"
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
-    assert bpy.ops.real2gym.run_pipeline(demo_dir=str(DEMO), out_dir=str(out)) == {"FINISHED"}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _counting(RUN_COUNTS, monkeypatch)
+        assert bpy.ops.real2gym.run_pipeline(demo_dir=str(DEMO), out_dir=str(out)) == {"FINISHED"}
     return out
+
+
+def test_a_run_simulates_once_serialises_its_report_once_and_saves_once(full_run: Path) -> None:
+    """The run's own verification is what Blender keys: no second simulation on the main thread."""
+    assert dict(RUN_COUNTS) == {"simulate": 1, "to_report": 1, "save": 1}
+    scene = _open(full_run)
+    copy = bpy.data.objects["block sim"]
+    assert copy.animation_data.action.frame_range[1] == 149 and scene.real2gym.out_dir == str(
+        full_run.resolve()
+    )
+
+
+def test_a_fix_and_a_verify_simulate_once_each(run_copy: Path, monkeypatch) -> None:
+    """A fix keys the simulation its re-verification made, and so does Verify; neither simulates again."""
+    assert bpy.ops.real2gym.open_run(out_dir=str(run_copy)) == {"FINISHED"}  # it simulates: not counted
+    scene = bpy.context.scene
+    counts: Counter = Counter()
+    _counting(counts, monkeypatch)
+    assert bpy.ops.real2gym.offset_object(
+        object_name="block", delta=(0.0, 0.002, 0.0), whole_motion=True
+    ) == {"FINISHED"}
+    assert counts["simulate"] == 1 and counts["save"] == 0, counts
+    assert _report(run_copy)["edit_log"][-1]["kind"] == "offset"
+    assert "block sim" in bpy.data.objects and scene.real2gym.fixes.verification in ("PASSED", "FAILED")
+    counts.clear()
+    assert bpy.ops.real2gym.verify() == {"FINISHED"}
+    assert counts["simulate"] == 1, counts
 
 
 @pytest.fixture
@@ -445,7 +504,7 @@ def test_compare_renders_the_reconstruction_in_blender(full_run: Path, run_copy:
     comparison = _bridge("comparison")
     compared = comparison.compare_in_scene(scene, run_copy)  # without matplotlib the plot is drawn by OpenCV
     assert (run_copy / "compare" / "errors.png").is_file()
-    assert compared.blender_panel, compared.warnings
+    assert compared.blender_tile, compared.warnings
     assert (run_copy / compared.artifacts["comparison_video"]).is_file()
     assert _report(run_copy)["artifacts"]["comparison_video"] == "compare/comparison.mp4"
     assert (scene.render.engine, scene.render.resolution_percentage, scene.frame_current) == (
@@ -454,31 +513,31 @@ def test_compare_renders_the_reconstruction_in_blender(full_run: Path, run_copy:
         5,
     )
     # Where Blender cannot render, MuJoCo's render of the reconstruction stands in, and it says so.
-    original = comparison.BlenderPanelRenderer.render
+    original = comparison.BlenderTileRenderer.render
 
     def no_opengl(self, frame):
         raise RuntimeError("no OpenGL context")
 
-    comparison.BlenderPanelRenderer.render = no_opengl
+    comparison.BlenderTileRenderer.render = no_opengl
     try:
         fallback = comparison.compare_in_scene(scene, run_copy)
     finally:
-        comparison.BlenderPanelRenderer.render = original
-    assert not fallback.blender_panel and "no OpenGL context" in fallback.warnings[0]
+        comparison.BlenderTileRenderer.render = original
+    assert not fallback.blender_tile and "no OpenGL context" in fallback.warnings[0]
     cv2 = importlib.import_module("cv2")
     video = cv2.VideoCapture(str(run_copy / "compare" / "comparison.mp4"))
     ok, frame = video.read()
     assert ok and frame.shape[1] == 3 * 320 and np.asarray(frame).std() > 5
 
 
-def test_blender_panel_shows_the_objects_where_the_video_does(full_run: Path, tmp_path: Path) -> None:
+def test_blender_tile_shows_the_objects_where_the_video_does(full_run: Path, tmp_path: Path) -> None:
     report = _report(full_run)
     scene = _open(full_run)
     scene.frame_set(3)
     engine = scene.render.engine
     camera = report["camera"]
     comparison = _bridge("comparison")
-    with comparison.BlenderPanelRenderer(scene, tmp_path, 640, 480) as renderer:
+    with comparison.BlenderTileRenderer(scene, tmp_path, 640, 480) as renderer:
         image = renderer(80)
     assert (scene.render.engine, scene.frame_current) == (engine, 3)
     assert image.shape == (480, 640, 3)
@@ -505,16 +564,16 @@ def _poll(job, scene, limit_s: float = 120.0):
 def test_background_jobs_give_what_the_scripts_give(full_run: Path, run_copy: Path, extension) -> None:
     scene = _open(full_run)
     verification = _bridge("verification")
-    imported = _poll(verification.start_scene_import(scene, full_run), scene)
+    imported = _poll(verification.import_job(scene, full_run).start(), scene)
     assert imported.objects == ["block sim", "cup sim"] and imported.frames == 150
     assert imported.max_error_m["block"] < 0.03
-    verified = _poll(verification.start_verify(scene, run_copy), scene)
+    verified = _poll(verification.verify_job(scene, run_copy).start(), scene)
     assert verified.passed and verified.failed == [] and scene.real2gym.verification_status == "Verified"
     # The comparison's job: Blender renders on the main thread, then composing in a thread.
     _shorten(run_copy, 6)
     job = _bridge("comparison").CompareJob(scene, run_copy).start()
     compared = _poll(job, scene)
-    assert compared.blender_panel and (run_copy / "compare" / "comparison.mp4").is_file()
+    assert compared.blender_tile and (run_copy / "compare" / "comparison.mp4").is_file()
     assert scene.render.engine != "BLENDER_WORKBENCH"
     # Cancelling while rendering restores the scene's settings at once.
     job = _bridge("comparison").CompareJob(scene, run_copy).start()

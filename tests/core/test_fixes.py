@@ -19,7 +19,7 @@ from real2gym.real2gym_addon.fixes import (
     undo_last,
 )
 from real2gym.real2gym_addon.geometry.shapes import Shape
-from real2gym.real2gym_addon.reverify import read_report
+from real2gym.real2gym_addon.report_check import read_report
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
 

@@ -601,7 +601,7 @@ def test_an_internal_error_exits_3_with_a_log(tmp_path: Path, monkeypatch, capsy
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(cli, "run_pipeline", broken)
+    monkeypatch.setattr(cli.PipelineRun, "analyse", broken)
     assert main(["segment", str(TINY), "--out", str(tmp_path / "out"), "-q"]) == 3
     err = capsys.readouterr().err
     _assert_one_line(

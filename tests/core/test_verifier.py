@@ -71,6 +71,28 @@ def test_the_demo_verifies(demo_and_geometry, tmp_path: Path) -> None:
     ).is_file()
 
 
+def test_a_check_added_to_the_table_is_run_and_reported(
+    demo_and_geometry, tmp_path: Path, monkeypatch
+) -> None:
+    """The verifier runs every check of the table, in its order: a new check is one function and one entry."""
+    from real2gym.real2gym_addon.verify import registry
+
+    def frames_simulated(run: registry.CheckInputs) -> dict:
+        return {"passed": run.record.frames > 0, "frames": run.record.frames}
+
+    fake = registry.Check("frames_simulated", label="Frames", measure=frames_simulated,
+                          figure=lambda c: str(c["frames"]), needs="at least one frame")  # fmt: skip
+    monkeypatch.setitem(registry.CHECKS, "frames_simulated", fake)
+    demo, geometry = demo_and_geometry
+    result = _verify(demo, geometry, tmp_path / "mjcf")
+    assert list(result.checks) == [
+        "task_success", "grasp_held", "support", "stability", "penetration", "trajectory_fidelity",
+        "release_clearance", "hand_clearance", "no_shortcuts", "frames_simulated",
+    ]  # fmt: skip
+    assert result.checks["frames_simulated"] == {"passed": True, "frames": result.record.frames}
+    assert result.passed
+
+
 def test_scene_xml_carries_the_simulated_demo_as_keys(demo_and_geometry, tmp_path: Path) -> None:
     """MuJoCo's own viewer, or a few lines of Python, can show any frame of the verified run and replay it
     from scene.xml alone: a key per frame and per interaction keyframe, with the gripper's targets."""
