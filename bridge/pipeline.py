@@ -18,6 +18,7 @@ from pathlib import Path
 
 import bpy
 
+from .. import state
 from ..real2gym_addon.errors import WarningLog
 from ..real2gym_addon.files import write_error
 from ..real2gym_addon.geometry.stage import Geometry
@@ -28,7 +29,6 @@ from ..real2gym_addon.scene import SceneDescription
 from ..real2gym_addon.segmentation.backends import SegmentationOptions
 from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME
 from ..real2gym_addon.verify.run import Verification
-from . import properties
 from .jobs import ThreadJob
 from .mask_review import show_mask_reviews
 from .overlays import show_overlays
@@ -258,10 +258,10 @@ def stage_headless_blend(run: PipelineRun) -> None:
     line, which calls it between the run's analysis and its commit.
     """
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    registered = properties.ensure_registered()
+    registered = state.ensure_registered()
     try:
         with SceneGuard(bpy.context.scene) as guard:
             _stage_scene(bpy.context.scene, run, guard, {})
     finally:
         if registered:
-            properties.release()
+            state.release()

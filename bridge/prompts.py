@@ -20,6 +20,7 @@ from ..real2gym_addon.errors import DemoFolderError
 from ..real2gym_addon.prompts import Correction, ObjectPrompt
 from ..real2gym_addon.prompts_file import read_prompts_file, save_prompts_file
 from ..real2gym_addon.segmentation.overlay import default_color
+from ..state.properties import has_box, prompt_on_frame
 
 
 def _same_folder(a: str | Path, b: str | Path) -> bool:
@@ -201,18 +202,6 @@ def remove_prompt(scene: bpy.types.Scene, index: int) -> None:
         raise IndexError(f"no object prompt number {index}")
     state.object_prompts.remove(index)
     state.active_prompt_index = min(state.active_prompt_index, max(len(state.object_prompts) - 1, 0))
-
-
-def has_box(prompt) -> bool:
-    """Whether an object prompt (or a correction) has a box drawn (a new prompt has none)."""
-    return prompt.box[2] > prompt.box[0] and prompt.box[3] > prompt.box[1]
-
-
-def prompt_on_frame(prompt, frame: int):
-    """The object's prompt drawn on ``frame``: itself (its main prompt), one of its corrections, or None."""
-    if prompt.frame == frame:
-        return prompt
-    return next((c for c in prompt.corrections if c.frame == frame), None)
 
 
 def set_drawn_prompt(

@@ -151,18 +151,6 @@ def note_report_written(scene: bpy.types.Scene) -> None:
         pass  # not written: the next redraw reads it
 
 
-def report_changed(scene: bpy.types.Scene) -> bool:
-    """True when the reviewed report.json was written since it was shown (a run or the CLI)."""
-    state = fix_settings(scene)
-    if not state.report_dir:
-        return False
-    path = Path(state.report_dir) / "report.json"
-    try:
-        return str(path.stat().st_mtime_ns) != state.report_stamp
-    except OSError:
-        return True
-
-
 def _camera_views(scene: bpy.types.Scene) -> None:
     """Looks through the scene camera in every 3D view showing this scene."""
     if scene.camera is None:

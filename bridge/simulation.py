@@ -36,12 +36,12 @@ from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
 from ..real2gym_addon.physics import physics_with
 from ..real2gym_addon.report_check import camera_from_report, read_report
 from ..real2gym_addon.verify.run import Verification, verify_scene
+from ..state.properties import ERROR_PROPERTY
 from .animation import write_keyframes
 from .reconstruction import material, mesh_from_arrays, mesh_from_trimesh
 from .scene_guard import SceneGuard
 
 SIM_COLLECTION = "Real2Gym Sim"
-ERROR_PROPERTY = "real2gym_error_m"
 GRIPPER_NAME = "Real2Gym Sim Gripper"
 SIM_COLOUR = (1.0, 0.3, 0.02)
 """Linear RGB of the simulated copies: orange, apart from the reconstruction's colours."""

@@ -1,4 +1,4 @@
-"""Verifying a finished run from Blender, and what the Verification panel shows.
+"""Verifying a finished run from Blender with the physics set there.
 
 :func:`verify_job` re-verifies the scene's output folder (the core's
 :func:`~real2gym_addon.reverify.reverify`, which exports and simulates again and
@@ -7,15 +7,13 @@ from Blender (``object.real2gym.mass`` / ``density`` / ``friction``), then keys
 that same simulation's copies (:func:`~.simulation.apply_simulation`).
 :func:`import_job` only simulates again, with the same physics settings, and
 keys the copies. Both are jobs (:mod:`.jobs`); :func:`verify_in_scene` and
-:func:`import_scene_simulation` run them synchronously. :func:`verification_summary`
-reads the report's verdict, check figures and suggestions as short lines for
-the panel, re-reading report.json only when it changed.
+:func:`import_scene_simulation` run them synchronously. What the Verification panel shows
+comes from ``state.watch``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import bpy
@@ -26,7 +24,6 @@ from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
 from ..real2gym_addon.report_check import read_report
 from ..real2gym_addon.reverify import reverify
-from ..real2gym_addon.verify.summary import Summary, summarise_verification
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
 from .review import note_report_written, show_report
@@ -167,30 +164,3 @@ def import_scene_simulation(scene: bpy.types.Scene, out_dir: str | Path = "") ->
         Real2GymError: No output folder, no report, or one without geometry; the scene is unchanged.
     """
     return import_job(scene, out_dir).run_now(scene)
-
-
-_summaries: dict[str, tuple[float, Summary]] = {}
-
-
-def verification_summary(scene: bpy.types.Scene) -> Summary | None:
-    """The scene's run's verification for the panel (:func:`~..real2gym_addon.verify.summary.summarise_verification`);
-    None without a readable report.
-
-    report.json is read again only when its modification time changed, so
-    panels may call this on every redraw.
-    """
-    try:
-        path = scene_out_dir(scene) / "report.json"
-        stamp = os.stat(path).st_mtime
-    except (Real2GymError, OSError):
-        return None
-    cached = _summaries.get(str(path))
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        report = read_report(path.parent)
-    except Real2GymError:
-        return None
-    summary = summarise_verification(report)
-    _summaries[str(path)] = (stamp, summary)
-    return summary

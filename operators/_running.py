@@ -12,7 +12,7 @@ operator's button is greyed out with the running job's name: one job at a time.
 from __future__ import annotations
 
 from ..bridge.jobs import ThreadJob, running
-from ..bridge.segmentation import scene_pipeline_job
+from ..bridge.scene_run import scene_pipeline_job
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.pipeline import STAGES
 

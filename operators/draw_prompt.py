@@ -23,7 +23,8 @@ from ..bridge.camera_view import (
     video_pixel_to_region,
 )
 from ..bridge.overlays import video_camera
-from ..bridge.prompts import has_box, prompt_on_frame, remove_correction, set_drawn_prompt
+from ..bridge.prompts import remove_correction, set_drawn_prompt
+from ..state.properties import has_box, prompt_on_frame
 
 HELP = (
     "Drag: box  |  Shift+Click: point on the object  |  Ctrl+Click: point off it  |  "

@@ -14,9 +14,9 @@ from __future__ import annotations
 import bpy
 
 from ..bridge import fixes, review
-from ..bridge.fix_properties import EVENTS
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes.collision import COACD_TIME_LIMIT_S, COLLISION_MODES
+from ..state.fix_properties import EVENTS
 from ._running import JobOperator
 
 _OBJECT = "The object (its name in report.json); empty: the panel's object to fix"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import bpy
 
-from ..bridge.preferences import MODEL_ITEMS, model_fetch_job
+from ..bridge.models import model_fetch_job
+from ..state.preferences import MODEL_ITEMS
 from ._running import JobOperator
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bpy
 
-from ..bridge.review import report_changed
+from ..state.watch import report_changed
 from ._sidebar import SidebarPanel, wrapped_label
 
 _EVENT_ICONS = {"grasp": "VIEW_PAN", "lift": "TRIA_UP", "release": "TRIA_DOWN", "contact": "SNAP_FACE"}

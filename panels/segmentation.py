@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import bpy
 
-from ..bridge.prompts import has_box, prompt_on_frame
-from ..bridge.segmentation import backend_availability, segmentation_options
 from ..real2gym_addon.segmentation.backends import SEGMENTATION_BACKENDS
+from ..state.properties import has_box, prompt_on_frame
+from ..state.segmentation import backend_availability, segmentation_options
 from ._sidebar import SidebarPanel, wrapped_label
 
 _OPTION_PROPERTIES = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import bpy
 
-from ..bridge.simulation import ERROR_PROPERTY
-from ..bridge.verification import verification_summary
+from ..state.properties import ERROR_PROPERTY
+from ..state.watch import verification_summary
 from ._sidebar import SidebarPanel, wrapped_label
 
 _KINDS = {"OBJECT", "TABLE", "COLLISION", "SIMULATION"}

@@ -472,7 +472,7 @@ def test_verify_uses_the_masses_set_in_blender(full_run: Path, run_copy: Path) -
     report = _report(run_copy)
     assert report["verification"]["checks"]["support"]["weight_n"] == pytest.approx(0.05 * 9.81, rel=0.01)
     assert scene.real2gym.verification_status == "Verified"
-    summary = _bridge("verification").verification_summary(scene)
+    summary = importlib.import_module(f"{MODULE}.state.watch").verification_summary(scene)
     assert summary.verified and [r.label for r in summary.checks][:2] == ["Task", "Grasp"]
     assert all(r.passed and r.figure for r in summary.checks)
     # The cup's mass is its density times its collision volume.

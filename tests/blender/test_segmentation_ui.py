@@ -18,6 +18,10 @@ def _bridge(name: str):
     return importlib.import_module(f"{MODULE}.bridge.{name}")
 
 
+def _state(name: str):
+    return importlib.import_module(f"{MODULE}.state.{name}")
+
+
 def _scene_state(scene) -> dict:
     return {
         "camera": scene.camera.name if scene.camera else None,
@@ -304,8 +308,8 @@ def test_unavailable_backend_refuses_and_changes_nothing(demo_scene, tiny_demo: 
     assert (tiny_demo / "prompts.json").read_bytes() == prompts_before
     assert not (tiny_demo / "prompts.json.orig").exists()
     assert not (tmp_path / "out").exists()
-    available, reason = _bridge("segmentation").backend_availability(
-        _bridge("segmentation").segmentation_options(demo_scene)
+    available, reason = _state("segmentation").backend_availability(
+        _state("segmentation").segmentation_options(demo_scene)
     )
     assert not available and reason
 
@@ -313,7 +317,7 @@ def test_unavailable_backend_refuses_and_changes_nothing(demo_scene, tiny_demo: 
 def test_sam2_checkpoint_falls_back_to_the_preferences(extension, demo_scene, tmp_path: Path) -> None:
     preferences = bpy.context.preferences.addons[MODULE].preferences
     preferences.sam2_checkpoint = str(tmp_path / "default.pt")
-    options = _bridge("segmentation").segmentation_options
+    options = _state("segmentation").segmentation_options
     state = demo_scene.real2gym
     state.sam2_checkpoint = ""
     assert options(demo_scene).sam2_checkpoint == str(tmp_path / "default.pt")
@@ -327,7 +331,7 @@ def test_run_pipeline_uses_the_scene_backend(demo_scene, tmp_path: Path) -> None
     demo_scene.real2gym.segmentation_backend = "sam2"
     with pytest.raises(RuntimeError, match="segmentation backend 'sam2' cannot run"):
         bpy.ops.real2gym.run_pipeline()
-    run_scene_pipeline = _bridge("segmentation").run_scene_pipeline
+    run_scene_pipeline = _bridge("scene_run").run_scene_pipeline
     demo_scene.real2gym.segmentation_backend = "flow_warp"
     run = run_scene_pipeline(demo_scene, last_stage="segment")
     assert run.segmentation.backend == "flow_warp"

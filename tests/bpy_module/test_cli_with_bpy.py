@@ -24,9 +24,9 @@ def test_cli_writes_a_blend_that_matches_the_operator(tmp_path: Path) -> None:
     report = json.loads((out / "report.json").read_text())
     assert report["artifacts"]["blend"] == "scene.blend" and report["verification"]["passed"]
 
-    from real2gym.bridge import properties
+    from real2gym import state
 
-    properties.ensure_registered()  # as the enabled add-on would
+    state.ensure_registered()  # as the enabled add-on would
     bpy.ops.wm.open_mainfile(filepath=str(out / "scene.blend"))
     scene = bpy.context.scene
     assert scene.camera.name == "Real2Gym Camera"

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_every_folder_of_modules_is_a_listed_package() -> None:
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
-    for top in ("real2gym_addon", "bridge", "operators", "panels"):
+    for top in ("real2gym_addon", "state", "bridge", "operators", "panels"):
         for folder in [REPO / top, *(p for p in (REPO / top).rglob("*") if p.is_dir())]:
             if "__pycache__" in folder.parts or not any(folder.glob("*.py")):
                 continue
@@ -45,7 +45,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_the_core_modules(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for module in ("real2gym_addon/cli.py", "real2gym_addon/geometry/table.py", "real2gym_addon/mjcf/export.py",
-                   "real2gym_addon/verify/checks.py", "real2gym_addon/segmentation/run.py", "bridge/pipeline.py"):  # fmt: skip
+                   "real2gym_addon/verify/checks.py", "real2gym_addon/segmentation/run.py", "bridge/pipeline.py",
+                   "bridge/command.py", "state/properties.py"):  # fmt: skip
         assert f"real2gym/{module}" in names
     assert not any(n.startswith(("real2gym/tests/", "real2gym/examples/")) for n in names)
 

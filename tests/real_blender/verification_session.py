@@ -54,9 +54,9 @@ def _to_region(world, main) -> tuple[float, float]:
 
 
 def _record_panel_draws():
-    """Wraps the Verification panel's draw to record what it listed (from the same bridge call)."""
+    """Wraps the Verification panel's draw to record what it listed (from the same state call)."""
     panel = bpy.types.REAL2GYM_PT_verification
-    verification = sys.modules[f"{MODULE}.bridge.verification"]
+    verification = sys.modules[f"{MODULE}.state.watch"]
     original = panel.draw
 
     def draw(self, context):

@@ -3,7 +3,9 @@
 ``scene.real2gym`` holds the run settings, the segmentation settings, the
 object prompts being edited and the last result; ``object.real2gym`` marks
 objects the pipeline made and what they stand for. Saved with the .blend, so a
-processed file reopens with its settings.
+processed file reopens with its settings. ``scene.real2gym.fixes`` is the fixing
+state (:mod:`.fix_properties`). The update callbacks show what a toggle changes
+through the bridge, imported when they run (the bridge imports this package).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import bpy
 from ..real2gym_addon.prompts import ROLES, SHAPES
 from ..real2gym_addon.segmentation.backends import DEFAULT_BACKEND, SEGMENTATION_BACKENDS
 from ..real2gym_addon.segmentation.overlay import PALETTE
+from .fix_properties import REAL2GYM_PG_fixes
 
 _BACKEND_ITEMS = [(b.name, b.label, b.description) for b in SEGMENTATION_BACKENDS.values()]
 _ROLE_ICONS = {
@@ -23,16 +26,18 @@ _ROLE_ICONS = {
 }
 _ROLE_ITEMS = [(r, r.title(), f"The object is {r}", _ROLE_ICONS[r], i) for i, r in enumerate(ROLES)]
 DEFAULT_SAM2_CONFIG = "sam2.1_hiera_t"
+ERROR_PROPERTY = "real2gym_error_m"
+"""The custom property of a simulated copy: its distance from the video-derived position on each frame."""
 
 
 def _show_mask_changed(prompt, context) -> None:
-    from .overlays import set_overlay_visible
+    from ..bridge.overlays import set_overlay_visible
 
     set_overlay_visible(prompt.id_data, prompt.name, prompt.show_mask)
 
 
 def _show_collision_changed(state, context) -> None:
-    from .reconstruction import set_collision_visible
+    from ..bridge.reconstruction import set_collision_visible
 
     set_collision_visible(state.id_data, state.show_collision)
 
@@ -191,6 +196,7 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     verification_status: bpy.props.StringProperty(
         name="Verification Status", description="What the last verification, import or comparison did"
     )
+    fixes: bpy.props.PointerProperty(type=REAL2GYM_PG_fixes)
 
 
 class REAL2GYM_PG_object(bpy.types.PropertyGroup):
@@ -249,6 +255,18 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
     )
 
 
+def has_box(prompt) -> bool:
+    """Whether an object prompt (or a correction) has a box drawn (a new prompt has none)."""
+    return prompt.box[2] > prompt.box[0] and prompt.box[3] > prompt.box[1]
+
+
+def prompt_on_frame(prompt, frame: int):
+    """The object's prompt drawn on ``frame``: itself (its main prompt), one of its corrections, or None."""
+    if prompt.frame == frame:
+        return prompt
+    return next((c for c in prompt.corrections if c.frame == frame), None)
+
+
 CLASSES = [
     REAL2GYM_PG_prompt_point,
     REAL2GYM_PG_prompt_correction,
@@ -270,31 +288,3 @@ def detach() -> None:
     """Removes what :func:`attach` added."""
     del bpy.types.Object.real2gym
     del bpy.types.Scene.real2gym
-
-
-def ensure_registered() -> bool:
-    """Registers the state classes when the extension is not enabled (bpy module, CLI).
-
-    Returns:
-        Whether they were registered now (then :func:`release` them when done).
-    """
-    from . import fix_properties  # it imports this module
-
-    if hasattr(bpy.types.Scene, "real2gym"):
-        return False
-    for cls in [*CLASSES, *fix_properties.CLASSES]:
-        bpy.utils.register_class(cls)
-    attach()
-    fix_properties.attach()  # scene.real2gym.fixes: the Keyframes panel's state, which a run fills
-    return True
-
-
-def release() -> None:
-    """Undoes :func:`ensure_registered`: the bpy module (4.2) crashes at interpreter exit while a
-    Python-defined property group is still attached to its types."""
-    from . import fix_properties
-
-    fix_properties.detach()
-    detach()
-    for cls in reversed([*CLASSES, *fix_properties.CLASSES]):
-        bpy.utils.unregister_class(cls)

@@ -1,14 +1,13 @@
 """The fixing state in Blender: ``scene.real2gym.fixes``.
 
 What the Keyframes, Suggestions and Fixes panels show, copied from the run's
-report.json by :func:`.fixes.show_report` (the keyframes with their checks'
+report.json by ``bridge.review.show_report`` (the keyframes with their checks'
 verdicts, the checks, the suggestions, each object's edit log, the silhouette
 IoUs around the selected keyframe), and the fix settings the user edits. The
 report stays the truth: these are refreshed from it after every fix.
 
-:func:`attach` adds ``fixes`` to the add-on's scene settings (``scene.real2gym``)
-and the handlers that keep report.json in step with Blender's undo; call it
-after registering CLASSES and ``properties.attach()``.
+The add-on's scene settings declare ``fixes`` (``scene.real2gym.fixes``);
+:mod:`state` registers these classes first.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import bpy
 
 from ..real2gym_addon.fixes.collision import COACD_TIME_LIMIT_S, COLLISION_MODES
-from . import properties
 
 _COLLISION_LABELS = {
     "primitives": ("Primitives", "The shape's own boxes and cylinders (a cup: bottom disc and wall boxes)"),
@@ -30,7 +28,7 @@ _EVENT_ITEMS = [(e, e.title(), f"A {e} keyframe") for e in EVENTS]
 
 
 def _keyframe_selected(state, context) -> None:
-    from .review import select_keyframe
+    from ..bridge.review import select_keyframe  # at call time: the bridge imports this package
 
     select_keyframe(state.id_data, state.active_keyframe_index)
 
@@ -194,35 +192,3 @@ CLASSES = [
     REAL2GYM_PG_frame_iou,
     REAL2GYM_PG_fixes,
 ]
-
-
-_attached: list[bool] = []
-"""True when :func:`attach` added ``fixes`` to the scene settings (not declared there)."""
-
-
-def attach() -> None:
-    """Adds ``scene.real2gym.fixes`` and the undo handlers; call after ``properties.attach()``.
-
-    When ``REAL2GYM_PG_scene`` declares ``fixes`` itself (a PointerProperty to
-    :class:`REAL2GYM_PG_fixes`), only the handlers are added.
-    """
-    from .fixes import sync_with_undo
-
-    if "fixes" not in properties.REAL2GYM_PG_scene.bl_rna.properties:
-        properties.REAL2GYM_PG_scene.fixes = bpy.props.PointerProperty(type=REAL2GYM_PG_fixes)
-        _attached.append(True)
-    for handlers in (bpy.app.handlers.undo_post, bpy.app.handlers.redo_post):
-        if sync_with_undo not in handlers:
-            handlers.append(sync_with_undo)
-
-
-def detach() -> None:
-    """Removes what :func:`attach` added; call before ``properties.detach()``."""
-    from .fixes import sync_with_undo
-
-    for handlers in (bpy.app.handlers.undo_post, bpy.app.handlers.redo_post):
-        if sync_with_undo in handlers:
-            handlers.remove(sync_with_undo)
-    if _attached:
-        del properties.REAL2GYM_PG_scene.fixes
-        _attached.clear()

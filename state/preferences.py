@@ -7,19 +7,15 @@ this package so that it is right wherever the extension is installed.
 
 The preferences also list the SAM2 checkpoints that can be downloaded by name
 (:mod:`~..real2gym_addon.models`) and whether each is in the model cache;
-:func:`model_fetch_job` downloads one (the
+``bridge.models.model_fetch_job`` downloads one (the
 ``real2gym.fetch_model`` operator), only while Blender's online access is allowed.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import bpy
 
-from ..real2gym_addon.errors import Real2GymError
-from ..real2gym_addon.models import MODELS, fetch_model, list_models
-from .jobs import ThreadJob
+from ..real2gym_addon.models import MODELS, list_models
 from .properties import DEFAULT_SAM2_CONFIG
 
 MODEL_ITEMS = [
@@ -86,36 +82,6 @@ def sam2_defaults() -> tuple[str, str]:
     if preferences is None:
         return "", DEFAULT_SAM2_CONFIG
     return bpy.path.abspath(preferences.sam2_checkpoint), preferences.sam2_config
-
-
-def _check_online() -> None:
-    if not bpy.app.online_access:
-        raise Real2GymError(
-            "online access is off: allow it in Preferences > System > Network, "
-            "or download with 'real2gym models fetch' on the command line"
-        )
-
-
-def _use_downloaded(name: str, path: Path) -> Path:
-    """Makes a downloaded model the preferences' default checkpoint when none is set (main thread)."""
-    addon = bpy.context.preferences.addons.get(ADDON_ID)
-    if addon is not None and addon.preferences is not None and not addon.preferences.sam2_checkpoint:
-        addon.preferences.sam2_checkpoint = name
-    return path
-
-
-def model_fetch_job(name: str) -> ThreadJob:
-    """Downloading a SAM2 checkpoint, as a job (:mod:`.jobs`); its ``outcome`` is the file.
-
-    Raises:
-        Real2GymError: Online access is off.
-    """
-    _check_online()
-    return ThreadJob(
-        lambda progress: fetch_model(name, progress),
-        lambda scene, path: _use_downloaded(name, path),
-        name=f"the download of {name}",
-    )
 
 
 CLASSES = [REAL2GYM_AP_preferences]

@@ -1,80 +1,27 @@
-"""Runs on a scene's own settings: its folders, segmentation backend and object prompts.
+"""Runs of the pipeline on a scene's own settings: its folders, segmentation backend and object prompts.
 
-The operators ``real2gym.run_pipeline`` and ``real2gym.segment`` and scripts
-come here. :func:`segmentation_options` reads the scene's backend choice (the
-SAM2 checkpoint falls back to the add-on preferences'), :func:`backend_availability`
-says whether it can run here and why not (probed once per setting, so panels
-can ask on every redraw), and :func:`prepare_scene_run` checks all that and
-saves the scene's prompts before a run. :func:`scene_pipeline_job` makes the
+The operators ``real2gym.run_pipeline``, ``real2gym.segment`` and
+``real2gym.resegment_object`` and scripts come here. :func:`prepare_scene_run`
+reads the scene's backend choice (``state.segmentation``), checks that it can
+run here, and saves the scene's prompts before a run. :func:`scene_pipeline_job` makes the
 run a job: ``run_now`` (``blender -b``) or ``start`` (the GUI).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import os
 from pathlib import Path
 
 import bpy
 
 from ..real2gym_addon.errors import Real2GymError, SegmentationError
-from ..real2gym_addon.models import cache_path, is_model_name
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.segmentation.backends import SEGMENTATION_BACKENDS, SegmentationOptions, backend_status
+from ..real2gym_addon.segmentation.backends import SegmentationOptions
+from ..state.segmentation import backend_availability, segmentation_options
 from . import prompts
 from .jobs import ThreadJob
 from .pipeline import pipeline_job
-from .preferences import sam2_defaults
-
-_CORE = __package__.rpartition(".")[0] + ".real2gym_addon.segmentation"
-_status_cache: dict[tuple, tuple[bool, str]] = {}
-
-
-def segmentation_options(scene: bpy.types.Scene) -> SegmentationOptions:
-    """The scene's segmentation settings; an empty SAM2 checkpoint or config falls back to the preferences'."""
-    state = scene.real2gym
-    default_checkpoint, default_config = sam2_defaults()
-    checkpoint = bpy.path.abspath(state.sam2_checkpoint) if state.sam2_checkpoint else default_checkpoint
-    return SegmentationOptions(
-        backend=state.segmentation_backend,
-        sam2_checkpoint=checkpoint,
-        sam2_config=state.sam2_config.strip() or default_config,
-        device=state.segmentation_device,
-    )
-
-
-def _probe(options: SegmentationOptions) -> tuple[bool, str]:
-    backend = SEGMENTATION_BACKENDS.get(options.backend)
-    if backend is not None and importlib.util.find_spec(f"{_CORE}.{backend.module}") is None:
-        return False, f"the {options.backend} backend is not part of this installation"
-    try:
-        return backend_status(options)
-    except ImportError as e:
-        return False, f"the {options.backend} backend cannot be loaded: {e}"
-
-
-def backend_availability(options: SegmentationOptions) -> tuple[bool, str]:
-    """Whether the chosen backend can run here, and why not.
-
-    Probed once per setting (and checkpoint file state), so that panels can ask
-    on every redraw without importing torch each time.
-
-    Args:
-        options: The backend and its settings.
-
-    Returns:
-        ``(available, reason)``; the reason is empty when available.
-    """
-    checkpoint = options.sam2_checkpoint
-    if is_model_name(checkpoint):  # a model name: its file in the cache, so a download shows
-        checkpoint = str(cache_path(checkpoint.strip()))
-    stamp = os.stat(checkpoint).st_mtime if checkpoint and os.path.isfile(checkpoint) else None
-    key = (options, stamp)
-    if key not in _status_cache:
-        _status_cache[key] = _probe(options)
-    return _status_cache[key]
 
 
 @dataclasses.dataclass(frozen=True)
