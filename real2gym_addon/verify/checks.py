@@ -13,6 +13,7 @@ from scipy.spatial.transform import Rotation
 
 from ..geometry.carry import gripper_hold
 from ..geometry.stage import Geometry
+from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
 from .simulate import SimulationRecord
 
@@ -286,6 +287,35 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
                 phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
                 worst = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
     return {"passed": worst["moved_m"] < HAND_PUSH_LIMIT, **worst, "limit_m": HAND_PUSH_LIMIT}
+
+
+AT_REST_S = 0.2
+"""s: how long after the start the objects must stay put (unless the gripper touches one earlier)."""
+AT_REST_LIMIT = 0.002
+"""m: how far an object may move in that time: more is a start pose the physics does not accept."""
+
+
+def objects_at_rest_at_start(geometry: Geometry, record: SimulationRecord) -> dict:
+    """No object moves more than 2 mm in the first 0.2 s, before the gripper touches anything.
+
+    An object that starts inside another, or on an edge, is pushed out or falls at once;
+    later checks then judge a scene that is no longer the video's.
+    """
+    window = min(int(np.ceil(AT_REST_S * record.fps)) + 1, record.frames)
+    if record.hand_contacts:
+        touched = [int(np.argmax(c[:window])) for c in record.hand_contacts.values() if c[:window].any()]
+        window = min([window, *touched])
+    start = {o.name: o.position for o in objects_at_frame(geometry, 0)}
+    worst = {"object": None, "frame": None, "moved_m": 0.0}
+    for name, positions in record.positions.items():
+        if window == 0 or name not in start:
+            continue
+        moved = np.linalg.norm(positions[:window] - start[name], axis=1)
+        frame = int(np.argmax(moved))
+        if moved[frame] > worst["moved_m"]:
+            worst = {"object": name, "frame": frame, "moved_m": round(float(moved[frame]), 5)}
+    return {"passed": worst["moved_m"] <= AT_REST_LIMIT, **worst, "window_s": round(window / record.fps, 3),
+            "limit_m": AT_REST_LIMIT}  # fmt: skip
 
 
 def simulation_stable(record: SimulationRecord) -> dict | None:

@@ -183,6 +183,14 @@ CHECKS: dict[str, Check] = {
             suggest=suggestions.clear_hand_path,
         ),
         Check(
+            "objects_at_rest_at_start",
+            label="At rest",
+            measure=lambda run: checks.objects_at_rest_at_start(run.geometry, run.record),
+            figure=lambda c: f"{_mm(c['moved_m'])} ({c['object'] or 'none'})",
+            needs=f"no object moves more than {checks.AT_REST_LIMIT * 1000:.0f} mm in the first "
+            f"{checks.AT_REST_S:g} s, before the gripper touches one",
+        ),
+        Check(
             "no_shortcuts",
             label="No shortcuts",
             measure=lambda run: checks.no_shortcuts(run.scene.model, run.scene.name_map),

@@ -38,6 +38,8 @@ RESULTS = {
                           "clearance_m": 0.04, "freed": True, "held_after_release": 0.0, "video_shows_freed": True},
     "hand_clearance": {"passed": False, "object": "cup", "phase": "approach", "frame": 40, "moved_m": 0.012,
                        "limit_m": 0.01},
+    "objects_at_rest_at_start": {"passed": True, "object": "cup", "frame": 2, "moved_m": 0.0, "window_s": 0.233,
+                                 "limit_m": 0.002},
     "no_shortcuts": {"passed": True, "problems": []},
     "simulation_stable": {"passed": False, "frame": 31, "warnings": [], "reason": "the simulation diverged"},
 }  # fmt: skip

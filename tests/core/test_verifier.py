@@ -56,6 +56,7 @@ def test_the_demo_verifies(demo_and_geometry, tmp_path: Path) -> None:
         "trajectory_fidelity",
         "release_clearance",
         "hand_clearance",
+        "objects_at_rest_at_start",
         "no_shortcuts",
     }
     assert set(result.checks) == expected
@@ -87,7 +88,7 @@ def test_a_check_added_to_the_table_is_run_and_reported(
     result = _verify(demo, geometry, tmp_path / "mjcf")
     assert list(result.checks) == [
         "task_success", "grasp_held", "support", "stability", "penetration", "trajectory_fidelity",
-        "release_clearance", "hand_clearance", "no_shortcuts", "frames_simulated",
+        "release_clearance", "hand_clearance", "objects_at_rest_at_start", "no_shortcuts", "frames_simulated",
     ]  # fmt: skip
     assert result.checks["frames_simulated"] == {"passed": True, "frames": result.record.frames}
     assert result.passed
@@ -126,6 +127,18 @@ def test_scene_xml_carries_the_simulated_demo_as_keys(demo_and_geometry, tmp_pat
     data.qpos[:] = later.qpos
     mujoco.mj_forward(model, data)
     assert np.linalg.norm(replayed - data.xpos[block]) < 0.01
+
+
+def test_an_object_that_starts_in_the_air_is_not_at_rest(demo_and_geometry, tmp_path: Path) -> None:
+    """objects_at_rest_at_start: the cup placed 3 cm above the table falls before the gripper comes; the demo's
+    own start (every object resting) passes it with no movement."""
+    demo, geometry = demo_and_geometry
+    assert _verify(demo, geometry, tmp_path / "resting").checks["objects_at_rest_at_start"]["moved_m"] < 1e-4
+    lifted = copy.deepcopy(geometry)
+    _cup(lifted).motion.positions[:, 2] += 0.03
+    check = _verify(demo, lifted, tmp_path / "lifted").checks["objects_at_rest_at_start"]
+    assert not check["passed"] and check["object"] == "cup" and check["moved_m"] > 0.01, check
+    assert 0.2 <= check["window_s"] < 0.3
 
 
 def test_a_cup_narrower_than_the_block_fails_the_task(demo_and_geometry, tmp_path: Path) -> None:
