@@ -3,14 +3,20 @@
 A head-mounted or hand-held camera moves between frames. :func:`camera_path` first asks
 whether it moves at all (:func:`apparent_motion` of the background between frames half
 a second apart), so a still camera keeps one pose; where it moves,
-:func:`estimate_camera_motion` places frames against the reference frame: corners on
+:func:`estimate_camera_motion` places every frame straight against the reference
+frame: corners spread over the reference (:func:`_spread_corners`, so that the strong
+edges of something that moves, a gripper or its shadow, do not outnumber the still
+background) are lifted with the cleaned depth, projected into the frame by the last
+placed frame's pose and followed by optical flow from there. No drift builds up, not
+even in the turn about the table's normal, which the table's plane cannot tell. Where
+that fails (the view has changed too much), the pose comes from a chain: corners on
 the table (which no hand or gripper is) followed by optical flow from the last placed
 frame, else corners anywhere, else SIFT features matched straight to the reference
-(also every :data:`ANCHOR_EVERY` frames, against drift); the matches are lifted to 3D
-with the cleaned depth, the rigid transform is found with RANSAC and Kabsch (the
-inlier band from the depth noise, which grows with the square of the distance) and
-refined by the reprojection error. Each placed frame is then levelled by the table
-seen in it, which fixes its tilt and height without drift. A frame that cannot be
+(also every :data:`ANCHOR_EVERY` frames); and from there the reference's corners are
+followed again. The rigid transform is found from the matches lifted to 3D with RANSAC
+and Kabsch (the inlier band from the depth noise, which grows with the square of the
+distance) and refined by the reprojection error. Each placed frame is then levelled by
+the table seen in it, which fixes its tilt and height without drift. A frame that cannot be
 placed is flagged, never given an invented pose. Where the table plane of a frame is
 known from the table fit, the angle between it and the transform's prediction is
 kept (a check, in degrees).
@@ -44,6 +50,16 @@ FLOW_CORNERS = 1500
 
 TABLE_BAND = 0.01
 """Depth within this many metres of the table plane (or the noise band, if wider) lies on the table."""
+
+CORNER_TILES = (8, 6)
+"""Columns and rows of the grid over which tracked corners are spread (:func:`_spread_corners`)."""
+
+CORNER_RESPONSE = 1e-5
+"""Smallest eigenvalue of a corner's gradient matrix (OpenCV's, grey levels scaled to 0-1) for it to be tracked."""
+
+GUIDED_LEVELS = 2
+"""Pyramid levels of the flow that starts from a guessed pose (:func:`_guided_flow_motion`): it corrects
+a guess, so a few tens of pixels are enough."""
 
 MIN_TABLE_POINTS = 500
 """Fewer depth points on the table than this: a frame's pose is not levelled by it."""
@@ -222,6 +238,100 @@ def _flow_motion(
     return _rigid_motion(camera, source[keep], target[keep], end[keep], noise_1m, rng)
 
 
+def _spread_corners(grey: np.ndarray, allowed: np.ndarray, count: int) -> np.ndarray:
+    """``Nx2`` corners (pixels) spread over the image: each tile of a grid picks its own best.
+
+    Corners picked over the whole image cluster on its strongest edges, which are often
+    something that moves (a gripper's outline, its shadow), and a cluster of them moving
+    together outvotes the still background. Each tile takes its own share, ranked against
+    its own strongest corner; tiles without texture (a corner response below
+    :data:`CORNER_RESPONSE`) give none.
+    """
+    height, width = grey.shape
+    response = cv2.cornerMinEigenVal(grey, 7)
+    found = []
+    share = max(1, count // (CORNER_TILES[0] * CORNER_TILES[1]))
+    rows = np.linspace(0, height, CORNER_TILES[1] + 1).astype(int)
+    cols = np.linspace(0, width, CORNER_TILES[0] + 1).astype(int)
+    for top, bottom in zip(rows[:-1], rows[1:], strict=True):
+        for left, right in zip(cols[:-1], cols[1:], strict=True):
+            tile = allowed[top:bottom, left:right] & (response[top:bottom, left:right] > CORNER_RESPONSE)
+            if tile.sum() < 10:
+                continue
+            corners = cv2.goodFeaturesToTrack(
+                grey[top:bottom, left:right], share, 0.01, 6, mask=tile.astype(np.uint8), blockSize=7
+            )
+            if corners is not None:
+                found.append(corners.reshape(-1, 2) + (left, top))
+    return np.concatenate(found).astype(np.float64) if found else np.zeros((0, 2))
+
+
+def _guided_flow_motion(
+    camera: Camera,
+    reference: _Features,
+    corners: np.ndarray,
+    view: _Features,
+    reference_from_camera: np.ndarray,
+    noise_1m: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, int, int, float, float] | None:
+    """``reference_from_camera`` found by tracking the reference's corners straight into ``view``.
+
+    Each corner of the reference is lifted with its depth and projected into the view by
+    a guessed pose (the last placed frame's, or a chain through it); optical flow starts
+    there, so it only has to take out the guess's error, however far the camera has
+    turned since the reference. Registering every frame against the same reference
+    leaves no drift to build up along a chain, in particular in the turn about the
+    table's normal, which the table's plane cannot tell. As in :func:`_flow_motion`, a
+    corner is kept only where tracking it back lands within a pixel of where it started.
+
+    Args:
+        camera: Intrinsics (pixels).
+        reference: The reference frame.
+        corners: ``Nx2`` pixels of the reference to track (:func:`_spread_corners`).
+        view: The frame to place.
+        reference_from_camera: 4x4 guess of the view's pose (its camera into the reference's).
+        noise_1m: Depth noise at 1 m, metres (sets the 3D inlier band).
+        rng: Random generator for RANSAC.
+
+    Returns:
+        As :func:`_pair_motion` (the pose is ``reference_from_camera``), or None.
+    """
+    points, seen = _lift(camera, reference.depth, corners)
+    start, points = corners[seen], points[seen]
+    camera_from_reference = invert(reference_from_camera)
+    moved = points @ camera_from_reference[:3, :3].T + camera_from_reference[:3, 3]
+    depth = np.maximum(moved[:, 2], 1e-6)
+    ahead = np.stack(
+        [camera.fx * moved[:, 0] / depth + camera.cx, camera.fy * moved[:, 1] / depth + camera.cy], 1
+    )
+    height, width = view.grey.shape
+    inside = (moved[:, 2] > 0) & _in_image(ahead, width, height)
+    start, points, ahead = start[inside].astype(np.float32), points[inside], ahead[inside].astype(np.float32)
+    if len(start) < MIN_INLIERS:
+        return None
+    track = {"winSize": (21, 21), "maxLevel": GUIDED_LEVELS, "flags": cv2.OPTFLOW_USE_INITIAL_FLOW}
+    end, status, _ = cv2.calcOpticalFlowPyrLK(reference.grey, view.grey, start, ahead, **track)
+    back, status_back, _ = cv2.calcOpticalFlowPyrLK(view.grey, reference.grey, end, start.copy(), **track)
+    end = end.reshape(-1, 2).astype(np.float64)
+    good = (status.ravel() == 1) & (status_back.ravel() == 1) & _in_image(end, width, height)
+    good &= np.linalg.norm(back.reshape(-1, 2) - start, axis=1) < 1.0
+    end, points = end[good], points[good]
+    source, seen = _lift(camera, view.depth, end)
+    keep = seen & view.allowed[np.round(end[:, 1]).astype(int), np.round(end[:, 0]).astype(int)]
+    return _rigid_motion(camera, source[keep], points[keep], end[keep], noise_1m, rng)
+
+
+def _in_image(pixels: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Which of ``Nx2`` pixel positions lie on the image (so that rounding them stays on it)."""
+    return (
+        (pixels[:, 0] >= 0)
+        & (pixels[:, 0] < width - 0.5)
+        & (pixels[:, 1] >= 0)
+        & (pixels[:, 1] < height - 0.5)
+    )
+
+
 def _match(first: _Features, second: _Features) -> tuple[np.ndarray, np.ndarray]:
     if len(first.descriptors) < 2 or len(second.descriptors) < 2:
         return np.zeros(0, int), np.zeros(0, int)
@@ -374,6 +484,45 @@ def _level(
     return levelled, _on_table(camera, view.depth, normal, offset, noise_1m)
 
 
+def _chain_or_match(
+    camera: Camera,
+    views: list[_Features],
+    features,
+    table: dict[int, np.ndarray | None],
+    motions: list[FrameMotion],
+    k: int,
+    last: int | None,
+    noise_1m: float,
+    rng: np.random.Generator,
+) -> tuple[tuple[np.ndarray, int, int, float, float], bool] | None:
+    """Frame ``k``'s ``reference_from_camera`` (as :func:`_pair_motion` returns it) and whether it was chained.
+
+    Corners on the table followed by optical flow from the last placed frame, else corners
+    anywhere, else SIFT matched straight to the reference (also every :data:`ANCHOR_EVERY`
+    frames), else SIFT matched with the last placed frame; None when none holds.
+    """
+    chain = None
+    if last is not None and table.get(last) is not None:
+        # Corners on the table first: they cannot belong to a hand or a gripper that moves.
+        on_table = dataclasses.replace(views[last], allowed=table[last])
+        chain = _flow_motion(camera, on_table, views[k], noise_1m, rng)
+    if chain is None and last is not None:
+        chain = _flow_motion(camera, views[last], views[k], noise_1m, rng)
+    direct = None
+    if chain is None or k % ANCHOR_EVERY == 0:
+        direct = _pair_motion(camera, features(0), features(k), noise_1m, rng)
+    if chain is None and direct is None and last is not None:
+        chain = _pair_motion(camera, features(last), features(k), noise_1m, rng)
+    if chain is not None:
+        chain = (motions[last].reference_from_camera @ chain[0], *chain[1:])
+    # Straight to the reference where that is sure (no drift), else whichever more points agree with.
+    if direct is not None and (chain is None or direct[2] >= min(SURE_INLIERS, chain[2])):
+        return direct, False
+    if chain is not None:
+        return chain, True
+    return None
+
+
 def estimate_camera_motion(
     camera: Camera,
     rgb_frames: list[np.ndarray],
@@ -401,9 +550,10 @@ def estimate_camera_motion(
 
     Returns:
         One :class:`FrameMotion` per frame; the first is the identity.
-        ``reference_from_camera`` is None where neither a direct match with the
-        reference nor a chain through the previous frame has
-        :data:`MIN_INLIERS` inliers.
+        ``reference_from_camera`` is None where neither the reference's corners
+        followed into the frame, a direct match with the reference nor a chain
+        through the previous frame has :data:`MIN_INLIERS` inliers. ``chained``
+        is False where the reference's corners placed the frame.
     """
     rng = rng or np.random.default_rng(0)
     count = len(rgb_frames)
@@ -431,30 +581,26 @@ def estimate_camera_motion(
         {0: _on_table(camera, views[0].depth, *reference, noise_1m) & views[0].allowed} if reference else {}
     )
     motions = [FrameMotion(frames[0], np.eye(4))]
+    corners = _spread_corners(views[0].grey, views[0].allowed, FLOW_CORNERS)
     for k in range(1, count):
         last = next((j for j in range(k - 1, -1, -1) if motions[j].estimated), None)
-        chain = None
-        if last is not None and table.get(last) is not None:
-            # Corners on the table first: they cannot belong to a hand or a gripper that moves.
-            on_table = dataclasses.replace(views[last], allowed=table[last])
-            chain = _flow_motion(camera, on_table, views[k], noise_1m, rng)
-        if chain is None and last is not None:
-            chain = _flow_motion(camera, views[last], views[k], noise_1m, rng)
-        direct = None
-        if chain is None or k % ANCHOR_EVERY == 0:
-            direct = _pair_motion(camera, features(0), features(k), noise_1m, rng)
-        if chain is None and direct is None and last is not None:
-            chain = _pair_motion(camera, features(last), features(k), noise_1m, rng)
-        if chain is not None:
-            chain = (motions[last].reference_from_camera @ chain[0], *chain[1:])
-        # Straight to the reference where that is sure (no drift), else whichever more points agree with.
-        if direct is not None and (chain is None or direct[2] >= min(SURE_INLIERS, chain[2])):
-            best, chained = direct, False
-        elif chain is not None:
-            best, chained = chain, True
-        else:
-            motions.append(FrameMotion(frames[k], None))
-            continue
+        # Straight to the reference, starting from the last placed frame's pose: no drift builds up.
+        best = None
+        if last is not None:
+            best = _guided_flow_motion(
+                camera, views[0], corners, views[k], motions[last].reference_from_camera, noise_1m, rng
+            )
+        chained = False
+        if best is None:
+            placed = _chain_or_match(camera, views, features, table, motions, k, last, noise_1m, rng)
+            if placed is None:
+                motions.append(FrameMotion(frames[k], None))
+                continue
+            best, chained = placed
+            # The chain's pose is a start: from there the reference's corners are tracked straight in.
+            refined = _guided_flow_motion(camera, views[0], corners, views[k], best[0], noise_1m, rng)
+            if refined is not None:
+                best, chained = refined, False
         pose, matches, inliers, residual, reprojection = best
         if reference is not None:
             pose, table[k] = _level(camera, views[k], pose, reference, noise_1m)

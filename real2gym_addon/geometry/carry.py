@@ -112,6 +112,38 @@ def gripper_pose(gripper, frame: int, invert: bool = False) -> np.ndarray:
     return np.linalg.inv(pose) if invert else pose
 
 
+def object_hold(
+    gripper, size, positions: np.ndarray, measured: np.ndarray
+) -> tuple[int | None, int, np.ndarray]:
+    """Where the recorded gripper holds a tracked object: ``(grasp, release, resting)``.
+
+    It rests until the grasp; the frames just before are the most hidden (the gripper closes
+    in front of it), so where it rests is the median over a window of measured frames
+    before the grasp (``resting``, their indices).
+
+    Args:
+        gripper: The recorded gripper, world frame, or None.
+        size: The object's size (m), (3,).
+        positions: ``Nx3`` its measured world centres.
+        measured: ``N`` bool.
+
+    Returns:
+        As :func:`held_span`, and the resting frames; grasp is None where the gripper does not hold it.
+    """
+    count = len(positions)
+    before = np.nonzero(measured)[0]
+    if gripper is None or not len(before):
+        return None, count, before
+    grasp, _ = gripper_hold(gripper.opening)
+    if grasp is None:
+        return None, count, before
+    resting = before[(before <= grasp) & (before >= grasp - REST_WINDOW)]
+    if not len(resting):
+        resting = before[before <= grasp][-1:] if (before <= grasp).any() else before[:1]
+    grasp, release = held_span(gripper, np.median(positions[resting], axis=0), size, count)
+    return grasp, release, resting
+
+
 def fill_held_frames(
     gripper,
     size,
@@ -120,17 +152,21 @@ def fill_held_frames(
     measured: np.ndarray,
     tilts: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Poses a held object on the frames where it was not measured, from the gripper's.
+    """Poses a held object from the gripper's: on the frames where it was not measured, and its
+    centre on those where it was.
 
     The grip (the object's pose in the gripper's frame) is the median over the
     held frames where the object was measured, or else the gripper's pose at the
     grasp against the object's poses in the second before it (it rests there
-    until the gripper lifts it).
+    until the gripper lifts it). A held object moves rigidly with the gripper, so
+    its centre on a measured held frame is also the gripper's pose times that grip:
+    the median over the hold, not one frame's depth noise (its rotation stays as
+    measured, which a symmetric object's grips cannot average).
 
     Args:
         gripper: The recorded gripper, world frame, or None.
         size: The object's size (m), (3,).
-        positions: ``Nx3`` world centres; unmeasured held rows are written.
+        positions: ``Nx3`` world centres; held rows are written.
         yaws: ``N`` yaws (radians); unmeasured held rows are written.
         measured: ``N`` bool.
         tilts: ``Nx2`` tilts (radians), or None for upright; unmeasured held rows are written.
@@ -139,18 +175,7 @@ def fill_held_frames(
         ``N`` bool: the frames written.
     """
     filled = np.zeros(len(positions), bool)
-    before = np.nonzero(measured)[0]
-    if gripper is None or not len(before):
-        return filled
-    grasp, _ = gripper_hold(gripper.opening)
-    if grasp is None:
-        return filled
-    # It rests until the grasp; the frames just before are the most hidden (the gripper closes in
-    # front of it), so its resting pose is the median over a window before the grasp.
-    resting = before[(before <= grasp) & (before >= grasp - REST_WINDOW)]
-    if not len(resting):
-        resting = before[before <= grasp][-1:] if (before <= grasp).any() else before[:1]
-    grasp, release = held_span(gripper, np.median(positions[resting], axis=0), size, len(positions))
+    grasp, release, resting = object_hold(gripper, size, positions, measured)
     if grasp is None:
         return filled
     held = np.arange(grasp, release)
@@ -166,6 +191,11 @@ def fill_held_frames(
         np.median([g[:3, 3] for g in grips], axis=0),
         Rotation.from_matrix(np.array([g[:3, :3] for g in grips])).mean().as_matrix(),
     )
+    if len(seen):
+        # Held, it moves rigidly with the gripper: where it was seen, its centre is the gripper's pose
+        # times the one grip measured over all those frames, which the noise of no single frame moves.
+        for frame in seen:
+            positions[frame] = (gripper_pose(gripper, int(frame)) @ grip)[:3, 3]
     for frame in held[~measured[held]]:
         pose = gripper_pose(gripper, int(frame)) @ grip
         positions[frame] = pose[:3, 3]

@@ -22,7 +22,7 @@ from scipy.optimize import minimize
 
 from ..demo import Camera
 from .camera import invert, pose_matrix, yaw_rotation
-from .motion import surface_distance
+from .distance import surface_distance
 from .shapes import Shape
 from .silhouette import silhouette_ious, silhouette_polygon
 

@@ -20,7 +20,9 @@ from scipy.optimize import least_squares
 from scipy.signal import savgol_filter
 
 from .camera import orientation, pose_at, transform
-from .carry import fill_held_frames, held_span
+from .carry import fill_held_frames, held_span, object_hold
+from .distance import surface_distance
+from .ray_depth import along_rays
 from .shapes import Shape
 
 MIN_POINTS = 25
@@ -50,10 +52,14 @@ RESTING_SLACK = 1.25
 1 / RESTING_SLACK of the resting fit's, less ..."""
 RESTING_RMS = 0.001
 """... this many metres."""
+LAST_SEEN_S = 0.2
+"""Seconds before an object disappears for good over which its measured frames say where it fell."""
 STATIC_TOLERANCE = 0.005
 """An object whose measured centre stays within this many metres of its median never moves."""
 STATIC_SHARE = 95
 """... on this percentage of its measured frames."""
+JITTER_SIGMAS = 3.0
+"""... or within this many sigmas of its positions' frame-to-frame jitter, where that is larger."""
 
 
 @dataclasses.dataclass
@@ -78,66 +84,6 @@ class Motion:
     def rotation(self, frame: int) -> np.ndarray:
         """3x3 world rotation of the object on a frame."""
         return orientation(self.yaws[frame], None if self.tilts is None else self.tilts[frame])
-
-
-def surface_distance(shape: Shape, points: np.ndarray) -> np.ndarray:
-    """Signed distance (m) from local-frame points (``Nx3``) to the shape's surface."""
-    sx, sy, sz = shape.size
-    if shape.kind == "box":
-        return _box_sdf(points, np.array([sx, sy, sz]) / 2)
-    if shape.kind in ("cylinder", "plate"):
-        radial = np.c_[np.hypot(points[:, 0], points[:, 1]), points[:, 2]]
-        return _box_sdf_2d(radial, np.array([0.0, 0.0]), np.array([sx / 2, sz / 2]), radial_axis=True)
-    if shape.is_container:
-        axis = shape.axis_offset()  # off the origin for a cup with a handle
-        radial = np.c_[np.hypot(points[:, 0] - axis[0], points[:, 1] - axis[1]), points[:, 2]]
-        distance = _cross_section_sdf(radial, shape.cross_section())
-        for piece in shape.handle_pieces():
-            distance = np.minimum(distance, _box_sdf(points - piece.position, np.array(piece.size)))
-        return distance
-    from scipy.spatial import cKDTree
-
-    samples = shape.surface_points(800)
-    return cKDTree(samples).query(points)[0]
-
-
-def _cross_section_sdf(radial: np.ndarray, section: np.ndarray) -> np.ndarray:
-    """Signed distance from ``(r, z)`` points to a solid of revolution's cross-section.
-
-    The section's edges on the axis (its first and last) are not surfaces and are
-    left out of the distance, but count for inside.
-    """
-    starts, ends = section, np.roll(section, -1, axis=0)
-    edges = ends - starts
-    rel = radial[:, None, :] - starts[None]
-    t = np.clip(np.einsum("nkd,kd->nk", rel, edges) / np.maximum((edges**2).sum(axis=1), 1e-18), 0.0, 1.0)
-    gap = np.linalg.norm(rel - t[..., None] * edges[None], axis=2)
-    on_axis = (np.abs(starts[:, 0]) < 1e-12) & (np.abs(ends[:, 0]) < 1e-12)
-    distance = gap[:, ~on_axis].min(axis=1)
-    # Even-odd rule: a ray towards +r crosses the outline an odd number of times from inside.
-    z, r = radial[:, 1:2], radial[:, 0:1]
-    spans = (starts[None, :, 1] > z) != (ends[None, :, 1] > z)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        crossing_r = starts[None, :, 0] + (z - starts[None, :, 1]) * edges[None, :, 0] / edges[None, :, 1]
-    inside = (spans & (crossing_r > r)).sum(axis=1) % 2 == 1
-    return np.where(inside, -distance, distance)
-
-
-def _box_sdf(points: np.ndarray, half: np.ndarray) -> np.ndarray:
-    q = np.abs(points) - half
-    outside = np.linalg.norm(np.maximum(q, 0.0), axis=1)
-    inside = np.minimum(q.max(axis=1), 0.0)
-    return outside + inside
-
-
-def _box_sdf_2d(
-    points: np.ndarray, centre: np.ndarray, half: np.ndarray, radial_axis: bool = False
-) -> np.ndarray:
-    offset = points - centre
-    if radial_axis:
-        offset[:, 0] = points[:, 0]  # the radius is already >= 0 and the box starts on the axis
-    q = np.abs(offset) - half
-    return np.linalg.norm(np.maximum(q, 0.0), axis=1) + np.minimum(q.max(axis=1), 0.0)
 
 
 def facing_share(shape: Shape, fit, points_world: np.ndarray, camera_centre: np.ndarray) -> float:
@@ -355,6 +301,8 @@ def track(
                     and resting[3] <= RESTING_SLACK * fit[3] + RESTING_RMS
                 ):
                     fit = resting
+                # Depth noise lies along the rays: the fit's distance is set by the points' median along them.
+                fit = along_rays(shape, fit, world, camera_centre, keep_height=fit is resting)
                 position, yaw, tilt, _ = fit
                 positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
     return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
@@ -365,12 +313,27 @@ def standing_centre(positions: np.ndarray) -> np.ndarray | None:
 
     A few outlying measurements (a part-seen frame) do not make a standing object move: it
     stands still when :data:`STATIC_SHARE` % of its positions lie within
-    :data:`STATIC_TOLERANCE` of their median.
+    :data:`STATIC_TOLERANCE` of their median, or within :data:`JITTER_SIGMAS` times their
+    :func:`measurement_jitter` where noisy depth makes them jitter more.
     """
     centre = np.median(positions, axis=0)
-    if np.percentile(np.linalg.norm(positions - centre, axis=1), STATIC_SHARE) < STATIC_TOLERANCE:
+    tolerance = max(STATIC_TOLERANCE, JITTER_SIGMAS * measurement_jitter(positions))
+    if np.percentile(np.linalg.norm(positions - centre, axis=1), STATIC_SHARE) < tolerance:
         return centre
     return None
+
+
+def measurement_jitter(positions: np.ndarray) -> float:
+    """How much (m, one sigma) a track's positions (``Nx3``, frame order) jitter from frame to frame.
+
+    From the second differences, which smooth motion leaves near 0: for independent
+    per-frame errors of sigma, their median size is about 1.65 sigma. Noisy depth makes
+    a standing object's measured centre jitter; that jitter is not motion.
+    """
+    if len(positions) < 3:
+        return 0.0
+    second = np.linalg.norm(np.diff(positions, 2, axis=0), axis=1)
+    return float(np.median(second)) / 1.65
 
 
 def _finish(
@@ -388,6 +351,12 @@ def _finish(
     for axis in range(2):
         tilts[:, axis] = np.interp(frames, frames[known], tilts[known, axis])
     yaws = np.interp(frames, frames[known], np.unwrap(yaws[known]))
+    grasp, _, _ = object_hold(gripper, size, positions, measured)
+    rested = known & (frames < (grasp or 0))
+    if rested.sum() >= 3 and (centre := standing_centre(positions[rested])) is not None:
+        # Until the gripper closes on it, it stands where it stood: one pose, not each frame's noise.
+        positions[:grasp] = centre
+        yaws[:grasp] = float(np.median(yaws[rested]))
     centre = standing_centre(positions[known])
     if centre is not None:
         return Motion(
@@ -422,6 +391,10 @@ def settle_hidden_tail(motion: Motion, support_z: float, half_height: float, fps
         return None
     last = int(measured[-1])
     start = motion.positions[last].copy()
+    # It drifts little sideways while it falls: where it went is the median over its last measured
+    # frames, so the last one (a sliver of it above a rim, say) does not place it alone.
+    recent = measured[measured > last - LAST_SEEN_S * fps]
+    start[:2] = np.median(motion.positions[recent, :2], axis=0)
     rest_z = support_z + half_height
     # Keep the last measured vertical speed (never upwards) and add gravity.
     speed = min(0.0, (motion.positions[last, 2] - motion.positions[max(last - 2, 0), 2]) * fps / 2)
