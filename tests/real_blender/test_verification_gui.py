@@ -18,6 +18,8 @@ import pytest
 from doc_images import doc_images_dir
 from test_gui import OUTPUT, REPO, _extension_zip, run_blender
 
+from real2gym.real2gym_addon.verify.registry import CHECKS
+
 pytestmark = pytest.mark.gui
 DEMO = REPO / "examples" / "block_in_cup"
 DOC_IMAGE = doc_images_dir() / "verification_panel.png"
@@ -60,17 +62,9 @@ def test_run_verify_and_see_the_simulation(tmp_path: Path) -> None:
     last = draws[-1]
     assert last["verified"] is True and last["status"] == "Verified"
     labels = [label for label, _, _ in last["checks"]]
-    assert labels == [
-        "Task",
-        "Grasp",
-        "Support",
-        "Stability",
-        "Penetration",
-        "Fidelity",
-        "Release",
-        "Hand clear",
-        "No shortcuts",
-    ]
+    # One row per check of the report, in its order, labelled from the checks table.
+    assert labels == [CHECKS[name].label for name in report["verification"]["checks"]]
+    assert labels[:2] == ["Task", "Grasp"] and len(labels) == len(CHECKS) - 1  # all but simulation_stable
     assert all(passed and figure for _, passed, figure in last["checks"])
 
     # The reconstruction, its hidden collision pieces and the simulated copies are in the scene.
