@@ -369,34 +369,47 @@ def _finish(
     return Motion(positions, yaws, measured, tilts=tilts if np.any(tilts) else None)
 
 
-def settle_hidden_tail(motion: Motion, support_z: float, half_height: float, fps: float) -> int | None:
+def settle_hidden_tail(
+    motion: Motion, support_z: float, half_height: float, fps: float, carried_until: int | None = None
+) -> int | None:
     """Lets an object that disappears for good fall onto its support.
 
     After the last measured frame, the object is hidden (dropped into a cup,
     behind a rim): it falls freely from its last measured height and rests on
-    the support below it. Changes ``motion`` in place.
+    the support below it. Changes ``motion`` in place. An object the gripper
+    holds is carried, not dropped, while it is held, however little of it shows
+    (a hand above it, seen from above): it falls from where the gripper lets go.
 
     Args:
         motion: The object's motion.
         support_z: Height (m, world) of the support surface under the object's
-            last measured position (the table, a container's inner bottom...).
+            last measured position, or under where the gripper lets go of it (the
+            table, a container's inner bottom...).
         half_height: Half the object's height (m).
         fps: Video frame rate.
+        carried_until: The frame where the gripper lets go of it (its poses before are the
+            gripper's), or None when it is not held.
 
     Returns:
-        The last measured frame, or None when the tail was already measured.
+        The frame it falls from, or None when the tail was already measured.
     """
     measured = np.nonzero(motion.measured)[0]
-    if motion.static or not len(measured) or measured[-1] == len(motion.measured) - 1:
+    if motion.static or not len(measured):
         return None
     last = int(measured[-1])
+    carried = carried_until is not None and carried_until - 1 > last
+    if carried:
+        last = min(int(carried_until) - 1, len(motion.measured) - 1)
+    if last == len(motion.measured) - 1:
+        return None
     start = motion.positions[last].copy()
-    # It drifts little sideways while it falls: where it went is the median over its last measured
-    # frames, so the last one (a sliver of it above a rim, say) does not place it alone.
-    recent = measured[measured > last - LAST_SEEN_S * fps]
-    start[:2] = np.median(motion.positions[recent, :2], axis=0)
+    if not carried:
+        # It drifts little sideways while it falls: where it went is the median over its last measured
+        # frames, so the last one (a sliver of it above a rim, say) does not place it alone.
+        recent = measured[measured > last - LAST_SEEN_S * fps]
+        start[:2] = np.median(motion.positions[recent, :2], axis=0)
     rest_z = support_z + half_height
-    # Keep the last measured vertical speed (never upwards) and add gravity.
+    # Keep the last vertical speed (never upwards) and add gravity.
     speed = min(0.0, (motion.positions[last, 2] - motion.positions[max(last - 2, 0), 2]) * fps / 2)
     for frame in range(last + 1, len(motion.positions)):
         elapsed = (frame - last) / fps

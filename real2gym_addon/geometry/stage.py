@@ -31,10 +31,12 @@ from .camera import (
     yaw_rotation,
 )
 from .camera_motion import camera_path
+from .carry import object_hold
 from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
 from .known_size import require_metric_scale, table_from_known_sizes
+from .mask_growth import MIN_RISE, grow_in_depth
 from .motion import Motion, settle_hidden_tail, standing_centre, track
 from .no_depth import pseudo_points, track_silhouettes
 from .silhouette import silhouette_iou, silhouette_polygon
@@ -42,6 +44,10 @@ from .table import GeometryError, Table, fit_table_frames, still_camera_table, t
 from .user_mesh import read_obj
 
 REST_VIEWS = 6
+FULL_VIEW = 0.85
+"""A rest view's mask is at least this share of the fullest one's (a hand in front makes it smaller)."""
+COVERS_PROMPT = 0.7
+"""A frame whose mask holds this share of the prompt frame's mask sees the object where it stood."""
 ERODE = np.ones((5, 5), np.uint8)
 DILATE = np.ones((9, 9), np.uint8)
 """Grows the objects' masks where the table fit and the camera motion take nothing (mask edges, shadows)."""
@@ -164,7 +170,7 @@ class _DepthReader:
         return self._cache[frame]
 
 
-def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None) -> list[int]:
+def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=None) -> list[int]:
     """Frames near the prompt where the object is fully seen and has not moved.
 
     Args:
@@ -173,6 +179,12 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None) -> list[i
         seen_at: ``frame -> (u, v)``: where the prompt frame's mask centre would be seen on
             that frame if the object stood still (a camera that moves), or None for a
             camera that stays put.
+        masks: The object's per-frame masks. With a camera that stays put, a frame whose
+            mask covers most of the prompt frame's mask also sees the object where it was,
+            however far its centre moved: the prompt frame showed only part of it (a hand
+            in front, seen from above) and this one shows more. Only the unbroken run of
+            such frames around the prompt counts, so an object carried back over its
+            place later does not.
     """
     anchor = summary[prompt_frame]
     if not anchor["visible"]:
@@ -181,14 +193,29 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None) -> list[i
     def expected(frame):
         return anchor["centroid"] if seen_at is None else seen_at(frame)
 
-    still = [
-        entry
-        for entry in summary
-        if entry["visible"] and np.hypot(*np.subtract(entry["centroid"], expected(entry["frame"]))) < 2.0
-    ]
+    def in_place(entry) -> bool:
+        return entry["visible"] and np.hypot(*np.subtract(entry["centroid"], expected(entry["frame"]))) < 2.0
+
+    still = [entry for entry in summary if in_place(entry)]
+    if masks is not None and seen_at is None:
+        prompt_mask = masks[prompt_frame]
+        anchor_area = max(int(prompt_mask.sum()), 1)
+
+        def covers(frame) -> bool:
+            entry = summary[frame]
+            return entry["visible"] and (masks[frame] & prompt_mask).sum() >= COVERS_PROMPT * anchor_area
+
+        run = [prompt_frame]
+        for step in (-1, 1):
+            frame = prompt_frame + step
+            while 0 <= frame < len(summary) and (in_place(summary[frame]) or covers(frame)):
+                run.append(frame)
+                frame += step
+        seen = {entry["frame"] for entry in still}
+        still += [summary[f] for f in run if f not in seen]
     # Fully seen: as large as it gets while it stays there (a hand in front makes it smaller).
     largest = max(entry["area"] for entry in still)
-    candidates = [entry["frame"] for entry in still if entry["area"] >= 0.85 * largest]
+    candidates = [entry["frame"] for entry in still if entry["area"] >= FULL_VIEW * largest]
     candidates.sort(key=lambda f: abs(f - prompt_frame))
     chosen = sorted(candidates[: REST_VIEWS * 4 : 4]) or [prompt_frame]
     return chosen
@@ -322,24 +349,45 @@ def run_geometry(
         fraction = span[0] + (span[1] - span[0]) * (0.1 + 0.8 * index / len(demo.objects))
         progress.step(f"fitting and tracking '{prompt.name}'", fraction)
         summary = [track_.frame_summary(f) for f in range(frames)]
-        views = []
+        # Per rest frame: the mask as segmented (whether the object rests on the table is judged on
+        # that) and grown into the depth-connected part it missed (the shape is fitted to that).
+        views, seen, edge_lows = [], [], {}
         seen_at = None
         if camera_frames is not None:
             seen_at = _still_point_projector(
                 camera, poses, prompt.frame, summary[prompt.frame], track_.masks[prompt.frame],
                 depth(prompt.frame) if demo.depth_dir else None,
             )  # fmt: skip
-        for frame in _rest_frames(summary, prompt.frame, seen_at):
-            mask, view = track_.masks[frame], pose_at(views_from_world, frame)
+        for frame in _rest_frames(summary, prompt.frame, seen_at, track_.masks):
+            mask, view, pose = track_.masks[frame], pose_at(views_from_world, frame), pose_at(poses, frame)
             if demo.depth_dir is None:
                 views.append(RestView(mask, pseudo_points(mask, camera, view), view, False))
+                seen.append(views[-1])
                 continue
             points = _object_points(mask, depth(frame), camera, noise_1m)
             if points is None or len(points) < 10:
                 continue
-            views.append(RestView(mask, transform(pose_at(poses, frame), points), view))
-        views = [v for v in views if len(v.points_world)]
-        if views and not any((v.points_world[:, 2] > ON_TABLE).any() for v in views):
+            seen.append(RestView(mask, transform(pose, points), view))
+            # How low the object is seen, its mask's edge included (the points are eroded away
+            # from it): from above, that edge is all of its side that shows.
+            heights = transform(pose, back_project(camera, clean_depth(depth(frame), noise_1m), mask))[:, 2]
+            raised = heights[heights > MIN_RISE]
+            if len(raised) >= 10:
+                edge_lows[frame] = float(np.percentile(raised, 2))
+            others = [t.masks[frame] for t in segmentation.objects if t is not track_]
+            blocked = (
+                cv2.dilate(np.logical_or.reduce(others).astype(np.uint8), DILATE) > 0 if others else None
+            )
+            grown = grow_in_depth(mask, depth(frame), camera, pose, blocked, noise_1m)
+            if grown.sum() > mask.sum():
+                points = _object_points(grown, depth(frame), camera, noise_1m)
+            views.append(RestView(grown, transform(pose, points), view))
+        pairs = [(v, s) for v, s in zip(views, seen, strict=True) if len(v.points_world)]
+        if pairs:  # grown, a frame's mask may show that a hand hid part of the object there after all
+            fullest = max(int(v.mask.sum()) for v, _ in pairs)
+            pairs = [(v, s) for v, s in pairs if v.mask.sum() >= FULL_VIEW * fullest]
+        views, seen = [v for v, _ in pairs], [s for _, s in pairs]
+        if views and not any((v.points_world[:, 2] > ON_TABLE).any() for v in seen):
             raise GeometryError(
                 f"object '{prompt.name}': the depth under its mask on frame {prompt.frame} does not rise above the "
                 "table; it cannot be measured (check the mask, and the depth or the camera pose there)"
@@ -354,10 +402,11 @@ def run_geometry(
                 f"object '{prompt.name}': {what} on frame {prompt.frame}; it cannot be measured "
                 "(check the mask and the depth there)"
             )
-        lowest = min(float(np.percentile(v.points_world[:, 2], 2)) for v in views)
+        lowest = min(float(np.percentile(v.points_world[:, 2], 2)) for v in seen)
+        lowest = min([lowest, *edge_lows.values()])
         from_above = lowest > RESTING_GAP
         if from_above:
-            if not _seen_from_above(views):
+            if not _seen_from_above(seen):
                 raise GeometryError(
                     f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
                     f"point is {lowest * 100:.1f} cm above it); put its prompt on a frame where it stands on "
@@ -369,11 +418,11 @@ def run_geometry(
                 "table), and it is taken to stand on the table with that height",
             )
         areas = [entry["area"] for entry in summary if entry["visible"]]
-        seen = max(int(v.mask.sum()) for v in views)
-        if areas and seen < MOSTLY_HIDDEN * np.percentile(areas, 90):
+        seen_px = max(int(v.mask.sum()) for v in seen)
+        if areas and seen_px < MOSTLY_HIDDEN * np.percentile(areas, 90):
             log.warn(
                 "geometry",
-                f"object '{prompt.name}' is mostly hidden where it rests (its mask there is {seen} px, elsewhere up "
+                f"object '{prompt.name}' is mostly hidden where it rests (its mask there is {seen_px} px, elsewhere up "
                 f"to {int(np.percentile(areas, 90))} px): its shape is fitted to the part that shows and may be "
                 "wrong; put its prompt on a frame where it rests in full view",
             )
@@ -382,7 +431,7 @@ def run_geometry(
         if warning:
             log.warn("geometry", f"object '{prompt.name}': {warning}")
         if from_above:
-            fitted = _top_height(fitted, views, prompt.name, log)
+            fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
         # Evidence the segmentation doubts measures nothing: the priors (resting, carried, settled
         # into a container) fill in there.
@@ -421,14 +470,15 @@ def run_geometry(
         )
 
     for obj in objects:
-        xy = (
-            obj.motion.positions[np.nonzero(obj.motion.measured)[0][-1], :2]
-            if obj.motion.measured.any()
-            else None
-        )
-        if xy is not None:
-            support = support_height(xy, [o for o in objects if o is not obj])
-            settle_hidden_tail(obj.motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps)
+        motion = obj.motion
+        if not motion.measured.any():
+            continue
+        grasp, release, _ = object_hold(trajectory, obj.fitted.shape.size, motion.positions, motion.measured)
+        carried_until = None if grasp is None else release
+        last = max(int(np.nonzero(motion.measured)[0][-1]), (carried_until or 0) - 1)
+        xy = motion.positions[min(last, len(motion.positions) - 1), :2]
+        support = support_height(xy, [o for o in objects if o is not obj])
+        settle_hidden_tail(motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until)
 
     if camera_source == "estimated":
         corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
