@@ -82,14 +82,10 @@ def radius_scale(report: dict, name: str, factor: float) -> None:
         raise FixError(f"object '{name}' is a {shape.kind}, not a container; use a scale fix instead")
     if not np.isfinite(factor) or factor <= 0:
         raise FixError(f"the radius scale must be positive, got {factor}")
-    wall = shape.params["wall_thickness"]
-    inner = shape.params["inner_radius"] * factor
-    if inner <= 0.001:
-        raise FixError(f"object '{name}': a radius scale of {factor} leaves no opening")
-    if "base_radius" in shape.params:  # the profile keeps its form
-        shape.params["base_radius"] *= (inner + wall) / shape.params["outer_radius"]
-    shape.params.update(inner_radius=inner, outer_radius=inner + wall)
-    shape.size = (2 * (inner + wall), 2 * (inner + wall), shape.size[2])
+    try:
+        shape = shape.rim_scaled(factor)
+    except ValueError as e:
+        raise FixError(f"object '{name}': {e}") from e
     _write_shape(entry, shape)
 
 
@@ -104,15 +100,7 @@ def scale(report: dict, name: str, factors: tuple[float, float, float]) -> None:
     if round_ and abs(factors[0] - factors[1]) > 1e-9:
         raise FixError(f"object '{name}' is round ({shape.kind}): scale x and y by the same factor")
     old_height = shape.size[2]
-    shape.size = tuple(s * f for s, f in zip(shape.size, factors, strict=True))
-    for key in ("radius", "outer_radius", "inner_radius", "base_radius"):
-        if key in shape.params:
-            shape.params[key] *= factors[0]
-    if "bottom_thickness" in shape.params:
-        shape.params["bottom_thickness"] *= factors[2]
-    if shape.vertices is not None:
-        shape.vertices = shape.vertices * np.array(factors)
-    shape.hulls = [h * np.array(factors) for h in shape.hulls] if shape.hulls else None
+    shape = shape.scaled(factors)
     _write_shape(entry, shape)
     positions = _positions(entry)
     positions[:, 2] += (shape.size[2] - old_height) / 2

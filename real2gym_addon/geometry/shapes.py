@@ -145,6 +145,64 @@ class Shape:
         params = {k: v for k, v in self.params.items() if k not in HANDLE_KEYS}
         return Shape(self.kind, (2 * widest, 2 * widest, self.size[2]), params, fit_error=self.fit_error)
 
+    def scaled(self, factors: tuple[float, float, float]) -> Shape:
+        """The shape scaled along its local axes (a round one by one factor across; see ``fixes.edits.scale``).
+
+        Radii, the wall's thickness and a handle's reach follow x, heights (a container's bottom, a
+        handle's edges) z. The bounding box's centre stays the origin, so an object standing on its
+        bottom rises by half its change in height.
+        """
+        factors = tuple(float(f) for f in factors)
+        params = dict(self.params)
+        for key in (
+            "radius",
+            "outer_radius",
+            "inner_radius",
+            "base_radius",
+            "wall_thickness",
+            "rim_width",
+            "handle_reach",
+            "handle_thickness",
+        ):
+            if key in params:
+                params[key] *= factors[0]
+        for key in ("bottom_thickness", "dish_depth", "handle_bottom", "handle_top"):
+            if key in params:
+                params[key] *= factors[2]
+        if "handle_width" in params:
+            params["handle_width"] *= factors[1]
+        return dataclasses.replace(
+            self,
+            size=tuple(s * f for s, f in zip(self.size, factors, strict=True)),
+            params=params,
+            vertices=None if self.vertices is None else self.vertices * np.array(factors),
+            hulls=[h * np.array(factors) for h in self.hulls] if self.hulls else None,
+        )
+
+    def rim_scaled(self, factor: float) -> Shape:
+        """A container with its opening scaled by ``factor``: the bottom and the wall's thickness stay.
+
+        Raises:
+            ValueError: Not a container, or the opening would close.
+        """
+        if not self.is_container:
+            raise ValueError(f"a {self.kind} has no rim")
+        params = dict(self.params)
+        wall = params["wall_thickness"]
+        inner = params["inner_radius"] * factor
+        if inner <= 0.001:
+            raise ValueError(f"a rim scale of {factor:g} leaves no opening")
+        if "base_radius" in params:  # the profile keeps its form
+            params["base_radius"] *= (inner + wall) / params["outer_radius"]
+        params.update(inner_radius=inner, outer_radius=inner + wall)
+        shape = dataclasses.replace(
+            self, params=params, hulls=None if self.collision == "coacd" else self.hulls
+        )
+        if shape.collision == "coacd":  # its pieces were of the old rim
+            shape.collision = "primitives"
+        shape.size = shape.bounding_size()
+        return shape
+
     def bounding_size(self) -> tuple[float, float, float]:
         """The full extents the parameters imply (a container's widest radius and its handle's reach).
 
