@@ -646,6 +646,9 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.set_defaults(handler=_cmd_models_fetch)
     listing = actions.add_parser("list", help="list the models, their sizes and whether they are downloaded")
     listing.set_defaults(handler=_cmd_models_list)
+    from .cli_variants import add_variant_commands
+
+    add_variant_commands(commands)
     return parser
 
 

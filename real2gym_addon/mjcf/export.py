@@ -120,7 +120,7 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
     body = spec.worldbody.add_body(
         name=body_name, pos=obj.position + [0, 0, START_CLEARANCE], quat=_quat(obj.yaw)
     )
-    if obj.role in ("manipulated", "container"):
+    if obj.role in ("manipulated", "container", "distractor"):
         body.add_freejoint(name=f"{body_name}_free")
     mesh = shape.mesh()
     mesh_name = f"{body_name}_visual"
@@ -202,6 +202,7 @@ def build_scene(
     gripper_pose: tuple[np.ndarray, np.ndarray] | None,
     folder: Path,
     gripper: GripperSpec | None = None,
+    appearance: dict | None = None,
 ) -> SceneModel:
     """Builds and compiles the scene; its meshes are written to ``folder/assets``.
 
@@ -213,6 +214,8 @@ def build_scene(
         gripper_pose: Initial ``(position, quaternion [w, x, y, z])`` of the gripper, or None for none.
         folder: The MJCF folder (scene.xml goes there with :func:`write_mjcf`).
         gripper: Gripper dimensions; Franka Hand when None.
+        appearance: Colours, the table's texture, the light and the background (see
+            :func:`apply_appearance`); the default look when None.
 
     Raises:
         ExportError: An object's geometry is unusable, or MuJoCo refuses the model.
@@ -240,6 +243,8 @@ def build_scene(
     _add_camera(spec, world_from_camera, camera)
     if gripper_pose is not None:
         add_gripper(spec, gripper_pose[0], gripper_pose[1], gripper)
+    if appearance:
+        apply_appearance(spec, appearance, name_map)
     folder = Path(folder)
     (folder / "assets").mkdir(parents=True, exist_ok=True)
     for name, mesh in meshes.items():
@@ -250,6 +255,45 @@ def build_scene(
     except Exception as e:  # MuJoCo raises plain ValueError with its own message
         raise ExportError(f"MuJoCo refused the scene: {str(e)[:300]}") from e
     return SceneModel(spec, model, name_map, meshes)
+
+
+def apply_appearance(spec: mujoco.MjSpec, appearance: dict, name_map: dict[str, str]) -> None:
+    """Sets what a camera sees, nothing the physics uses (a variant's appearance edits).
+
+    Args:
+        spec: The scene's spec, before compiling.
+        appearance: ``colours`` (object name -> ``[r, g, b]`` in 0-1), ``table``
+            (``{"colour", "texture": "plain" | "checker"}``), ``light`` (``{"intensity"`` in 0-1,
+            ``"direction"`` (3,)}) and ``background`` (``[r, g, b]``); each optional.
+        name_map: Object name -> MJCF body name.
+    """
+    for name, colour in (appearance.get("colours") or {}).items():
+        if name in name_map:
+            spec.geom(f"{name_map[name]}_visual").rgba = [*colour[:3], 1.0]
+    table = appearance.get("table")
+    if table:
+        geom = spec.geom("table")
+        geom.rgba = [*table["colour"][:3], 1.0]
+        if table.get("texture") == "checker":
+            dark = [0.6 * c for c in table["colour"][:3]]
+            spec.add_texture(name="table_checker", type=mujoco.mjtTexture.mjTEXTURE_2D,
+                             builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=table["colour"][:3], rgb2=dark,
+                             width=256, height=256)  # fmt: skip
+            material = spec.add_material(name="table_checker", texrepeat=[8, 8], texuniform=True)
+            material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "table_checker"
+            geom.material, geom.rgba = "table_checker", [1.0, 1.0, 1.0, 1.0]
+    light = appearance.get("light")
+    if light:
+        sun = spec.light("sun")
+        sun.diffuse = [float(light["intensity"])] * 3
+        direction = np.asarray(light["direction"], float)
+        sun.dir = direction / np.linalg.norm(direction)
+        sun.pos = -2.0 * sun.dir
+    if appearance.get("background"):
+        colour = appearance["background"][:3]
+        spec.add_texture(name="background", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+                         builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=colour,
+                         rgb2=[0.5 * c for c in colour], width=64, height=64)  # fmt: skip
 
 
 def write_mjcf(scene: SceneModel, folder: Path) -> Path:

@@ -73,6 +73,8 @@ def verify_scene(
     masses: dict[str, float] | None = None,
     gripper: GripperSpec | None = None,
     frictions: dict[str, float] | None = None,
+    appearance: dict | None = None,
+    before_simulating=None,
 ) -> Verification:
     """Exports the scene to ``folder`` (scene.xml + assets), simulates the demo, checks it.
 
@@ -85,6 +87,9 @@ def verify_scene(
         masses: Object name -> kg, overriding the default density.
         gripper: Gripper dimensions; Franka Hand when None.
         frictions: Object name -> sliding friction (:data:`~..mjcf.export.DEFAULT_FRICTION` otherwise).
+        appearance: What a camera sees (``mjcf.export.apply_appearance``); the default look when None.
+        before_simulating: Called with the compiled :class:`SceneModel` before the simulation; it
+            may raise to stop there (a variant's path that would hit the table).
 
     Returns:
         The verification; ``passed`` is all checks.
@@ -95,9 +100,12 @@ def verify_scene(
     pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
     objects = objects_at_frame(geometry, 0, masses, frictions)
     scene = build_scene(
-        objects, geometry.table.extent_world, geometry.world_from_camera, camera, pose, folder, gripper
-    )
+        objects, geometry.table.extent_world, geometry.world_from_camera, camera, pose, folder, gripper,
+        appearance,
+    )  # fmt: skip
     exported = time.perf_counter() - started
+    if before_simulating is not None:
+        before_simulating(scene)
     frames = len(geometry.objects[0].motion.positions) if geometry.objects else 0
     record = simulate(scene.model, scene.name_map, trajectory, fps, frames)
     add_replay_keys(scene, record, trajectory, fps, geometry.keyframes)

@@ -1,0 +1,284 @@
+"""Adapting the demo to a variant's objects: object-centric segments, joined, with settle phases.
+
+The demo is split at its keyframes into segments, each tied to the object it
+concerns (MimicGen's rule): the approach, the grasp and the lift follow the
+manipulated object's new start pose; the end of the carry, the placing, the
+release and the retreat follow the target's new pose. A segment moves with its
+object: ``new = new_object_pose x inverse(old_object_pose) x old`` (for a scaled
+object, its local coordinates scaled too). The carry between the two is joined
+by a minimum-jerk blend of positions and a slerp of orientations.
+
+Before the fingers close, and before they open, the hand holds still for
+``settle_s``: fingers that close on a moving hand push the object away. Every
+per-frame array (the gripper, the objects' motion, a moving camera) gets the
+inserted frames; the keyframes move with them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import Real2GymError
+from ..geometry.camera import yaw_rotation
+from ..geometry.fit import FittedObject
+from ..geometry.keyframes import GripperTrajectory
+from ..geometry.motion import Motion
+from ..geometry.stage import Geometry, ObjectGeometry
+
+BLEND_SHARE = 0.6
+"""The carry's first this share blends from the object's segment to the target's; the rest follows the target."""
+
+
+class AdaptError(Real2GymError):
+    """The demo cannot be adapted to a variant."""
+
+
+@dataclasses.dataclass
+class Segments:
+    """The demo's phases for the manipulated object (video frames).
+
+    Attributes:
+        closing: Where the fingers start closing on it.
+        grasp: The grasp keyframe.
+        lift: The lift keyframe (the grasp when there is none).
+        release: Where the fingers start opening (the video's end when they never do).
+        frames: The video's frames.
+    """
+
+    closing: int
+    grasp: int
+    lift: int
+    release: int
+    frames: int
+
+
+def find_segments(geometry: Geometry, task: dict) -> Segments:
+    """The manipulated object's phases from the keyframes and the gripper's opening.
+
+    Raises:
+        AdaptError: No gripper path, or no grasp of the task's object.
+    """
+    if geometry.gripper is None:
+        raise AdaptError(
+            "the demo has no gripper path to adapt (run the geometry stage, which synthesises one)"
+        )
+    events = {k["event"]: int(k["frame"]) for k in geometry.keyframes if k["object"] == task["object"]}
+    if "grasp" not in events:
+        raise AdaptError(f"the demo has no grasp keyframe of '{task['object']}' to adapt from")
+    frames = len(geometry.gripper.positions)
+    grasp = events["grasp"]
+    opening = geometry.gripper.opening
+    closing = grasp
+    while closing > 0 and opening[closing - 1] > opening[closing] + 1e-6:
+        closing -= 1
+    release = min(events.get("release", frames), frames)
+    lift = min(max(events.get("lift", grasp), grasp), release)
+    return Segments(closing, grasp, lift, release, frames)
+
+
+def min_jerk(s: np.ndarray) -> np.ndarray:
+    """The minimum-jerk profile ``10 s^3 - 15 s^4 + 6 s^5`` on ``s`` in [0, 1]."""
+    s = np.clip(s, 0.0, 1.0)
+    return s**3 * (10 - 15 * s + 6 * s**2)
+
+
+def blend_weights(segments: Segments) -> np.ndarray:
+    """Per frame, how much the target's segment counts (0 before the lift, 1 from the blend's end)."""
+    frames = np.arange(segments.frames, dtype=float)
+    start = segments.lift
+    end = start + BLEND_SHARE * max(segments.release - start, 1)
+    return min_jerk((frames - start) / max(end - start, 1e-9))
+
+
+def _placed(position, yaw: float, scale: float = 1.0) -> np.ndarray:
+    """4x4 affine map from an object's local frame (scaled by ``scale``) to the world."""
+    matrix = np.eye(4)
+    matrix[:3, :3] = yaw_rotation(yaw) * scale
+    matrix[:3, 3] = position
+    return matrix
+
+
+def object_map(obj: ObjectGeometry, change: dict) -> tuple[np.ndarray, float, np.ndarray]:
+    """Where a variant puts an object at the start: ``(world map, yaw change, new start centre)``.
+
+    The map takes world points near the demo's object to the variant's: into the object's
+    frame, scaled by ``change["scale"]``, out at its new pose. A scaled object still stands on
+    its support: its centre's height scales with it.
+    """
+    start, yaw = obj.motion.positions[0], float(obj.motion.yaws[0])
+    scale = float(change.get("scale", 1.0))
+    turn = math.radians(float(change.get("dyaw_deg", 0.0)))
+    half = obj.fitted.shape.size[2] / 2
+    centre = start + [change.get("dx", 0.0), change.get("dy", 0.0), (scale - 1.0) * half]
+    world = _placed(centre, yaw + turn, scale) @ np.linalg.inv(_placed(start, yaw))
+    return world, turn, centre
+
+
+def _apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return points @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def _turned(turns: np.ndarray, quaternions: np.ndarray) -> np.ndarray:
+    """``[w, x, y, z]`` quaternions turned about world z by ``turns`` (radians, per row)."""
+    rotations = Rotation.from_rotvec(np.c_[np.zeros((len(turns), 2)), turns])
+    return (rotations * Rotation.from_quat(quaternions[:, [1, 2, 3, 0]])).as_quat()[:, [3, 0, 1, 2]]
+
+
+def settle_index(segments: Segments, settle_frames: int) -> np.ndarray:
+    """For each frame of the adapted demo, the demo frame it shows (holds repeat a frame)."""
+    hold_close = [segments.closing] * settle_frames
+    release_at = max(segments.release - 1, segments.closing)
+    hold_open = [release_at] * settle_frames if segments.release < segments.frames else []
+    frames = list(range(segments.frames))
+    return np.array(
+        frames[: segments.closing + 1] + hold_close + frames[segments.closing + 1 : release_at + 1] + hold_open
+        + frames[release_at + 1 :]
+    )  # fmt: skip
+
+
+def adapt(
+    geometry: Geometry,
+    task: dict,
+    changes: dict[str, dict],
+    table_dz: float = 0.0,
+    settle_frames: int = 0,
+) -> Geometry:
+    """The demo's geometry with its objects changed and its gripper path adapted to them.
+
+    Args:
+        geometry: The demo's geometry (world frame, table at z = 0).
+        task: ``{"type", "object", "target"}``.
+        changes: Object name -> ``{"dx", "dy"`` (m), ``"dyaw_deg"``, ``"scale"``, ``"rim_scale"}``;
+            objects not named stay.
+        table_dz: The table's height change under the camera (m): the camera moves by its opposite.
+        settle_frames: Frames the hand holds still before the fingers close and before they open.
+
+    Returns:
+        The variant's geometry; its gripper's ``source`` is ``"adapted"``.
+
+    Raises:
+        AdaptError: The demo cannot be adapted (no gripper path or grasp), or a rim cannot scale.
+    """
+    segments = find_segments(geometry, task)
+    by_name = {o.name: o for o in geometry.objects}
+    manipulated = by_name[task["object"]]
+    target = by_name.get(task.get("target") or "")
+    grasp_map, grasp_turn, _ = object_map(manipulated, changes.get(manipulated.name, {}))
+    place_map, place_turn = grasp_map, grasp_turn
+    if target is not None:
+        place_map, place_turn, _ = object_map(target, {**changes.get(target.name, {}), "scale": 1.0})
+    weights = blend_weights(segments)
+    if target is None:
+        weights[:] = 0.0
+
+    gripper = geometry.gripper
+    grasp_path, place_path = _apply(grasp_map, gripper.positions), _apply(place_map, gripper.positions)
+    positions = (1 - weights)[:, None] * grasp_path + weights[:, None] * place_path
+    turns = (1 - weights) * grasp_turn + weights * place_turn
+    quaternions = _turned(turns, gripper.quaternions)
+    scale = float(changes.get(manipulated.name, {}).get("scale", 1.0))
+    opening = gripper.opening.copy()
+    held = slice(segments.closing, segments.release)
+    opening[held] = np.minimum(opening[held] * scale, max(opening[segments.closing], 0.0))
+
+    objects = []
+    for obj in geometry.objects:
+        change = changes.get(obj.name, {})
+        if obj is manipulated:
+            motion = _carried_motion(obj, segments, grasp_map, grasp_turn, place_map, place_turn,
+                                     gripper.positions, positions, turns, scale)  # fmt: skip
+        else:
+            world, turn, _ = object_map(obj, {**change, "scale": 1.0})
+            if obj is target:
+                world, turn = place_map, place_turn
+            motion = dataclasses.replace(
+                obj.motion, positions=_apply(world, obj.motion.positions), yaws=obj.motion.yaws + turn
+            )
+        shape = obj.fitted.shape
+        if obj is manipulated and abs(scale - 1.0) > 1e-9:
+            shape = shape.scaled((scale, scale, scale))
+        rim = float(change.get("rim_scale", 1.0))
+        if abs(rim - 1.0) > 1e-9 and shape.is_container:
+            try:
+                shape = shape.rim_scaled(rim)
+            except ValueError as e:
+                raise AdaptError(f"object '{obj.name}': {e}") from e
+        fitted = FittedObject(shape, motion.positions[0].copy(), float(motion.yaws[0]))
+        objects.append(dataclasses.replace(obj, fitted=fitted, motion=motion))
+
+    index = settle_index(segments, settle_frames)
+    adapted = GripperTrajectory(positions[index], quaternions[index], opening[index], "adapted")
+    objects = [_reindexed(o, index) for o in objects]
+    world_from_camera = geometry.world_from_camera.copy()
+    world_from_camera[2, 3] -= table_dz
+    camera_frames = None
+    if geometry.camera_frames is not None:
+        camera_frames = geometry.camera_frames[index].copy()
+        camera_frames[:, 2, 3] -= table_dz
+    first = {f: int(np.argmax(index == f)) for f in np.unique(index)}
+    # An event on a held frame happens at the hold's end (the fingers close or open after it).
+    last = {f: int(len(index) - 1 - np.argmax(index[::-1] == f)) for f in np.unique(index)}
+    keyframes = [
+        {
+            **k,
+            "frame": (last if k["frame"] in (segments.closing, segments.release - 1) else first)[k["frame"]],
+        }
+        for k in geometry.keyframes
+        if k["frame"] in first
+    ]
+    return Geometry(geometry.table, world_from_camera, objects, keyframes, adapted, camera_frames,
+                    geometry.camera_source)  # fmt: skip
+
+
+def _carried_motion(
+    obj: ObjectGeometry,
+    segments: Segments,
+    grasp_map: np.ndarray,
+    grasp_turn: float,
+    place_map: np.ndarray,
+    place_turn: float,
+    old_grip: np.ndarray,
+    new_grip: np.ndarray,
+    turns: np.ndarray,
+    scale: float,
+) -> Motion:
+    """The manipulated object's motion: with its start until the grasp, with the hand while held, then with the target.
+
+    While held it keeps its pose in the hand (scaled with it); after the release it follows the
+    target's segment, standing as much higher as its scaled half height.
+    """
+    motion = obj.motion
+    positions = motion.positions.copy()
+    yaws = motion.yaws.copy()
+    grasp, release = segments.grasp, segments.release
+    positions[:grasp] = _apply(grasp_map, motion.positions[:grasp])
+    yaws[:grasp] += grasp_turn
+    held = np.arange(grasp, release)
+    if len(held):
+        offsets = motion.positions[held] - old_grip[held]
+        turned = np.einsum("nij,nj->ni", np.array([yaw_rotation(t) for t in turns[held]]), offsets * scale)
+        positions[held] = new_grip[held] + turned
+        yaws[held] += turns[held]
+    after = np.arange(release, len(positions))
+    if len(after):
+        half = obj.fitted.shape.size[2] / 2
+        positions[after] = _apply(place_map, motion.positions[after]) + [0.0, 0.0, (scale - 1.0) * half]
+        yaws[after] += place_turn
+    return dataclasses.replace(motion, positions=positions, yaws=yaws, static=False)
+
+
+def _reindexed(obj: ObjectGeometry, index: np.ndarray) -> ObjectGeometry:
+    motion = obj.motion
+    reindexed = dataclasses.replace(
+        motion,
+        positions=motion.positions[index],
+        yaws=motion.yaws[index],
+        measured=motion.measured[index],
+        tilts=None if motion.tilts is None else motion.tilts[index],
+    )
+    visible = [obj.visible[i] for i in index] if len(obj.visible) == len(motion.positions) else obj.visible
+    return dataclasses.replace(obj, motion=reindexed, visible=visible)
