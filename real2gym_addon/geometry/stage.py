@@ -103,23 +103,28 @@ class ObjectGeometry:
             **self.fitted.shape.to_report(),
             "static": self.motion.static,
         }
-        frames = []
-        for i, position in enumerate(self.motion.positions):
-            view = pose_at(camera_from_world, i)
-            world = Rotation.from_matrix(self.motion.rotation(i))
-            q_cam = (Rotation.from_matrix(view[:3, :3]) * world).as_quat()[[3, 0, 1, 2]]
-            q_world = world.as_quat()[[3, 0, 1, 2]]
-            frames.append(
-                {
-                    "frame": i,
-                    "position_cam": np.round(transform(view, position[None])[0], 5).tolist(),
-                    "quaternion_cam": np.round(q_cam, 5).tolist(),
-                    "position_world": np.round(position, 5).tolist(),
-                    "quaternion_world": np.round(q_world, 5).tolist(),
-                    "visible": bool(self.visible[i]),
-                    "measured": bool(self.motion.measured[i]),
-                }
-            )
+        count = len(self.motion.positions)
+        views = np.broadcast_to(camera_from_world, (count, 4, 4)) if np.ndim(camera_from_world) == 2 else (
+            np.asarray(camera_from_world)[np.minimum(np.arange(count), len(camera_from_world) - 1)]
+        )  # fmt: skip
+        world = Rotation.from_matrix(np.array([self.motion.rotation(i) for i in range(count)]))
+        q_world = np.round(world.as_quat()[:, [3, 0, 1, 2]], 5)
+        q_cam = np.round((Rotation.from_matrix(views[:, :3, :3]) * world).as_quat()[:, [3, 0, 1, 2]], 5)
+        positions = self.motion.positions
+        p_cam = np.round(np.einsum("nij,nj->ni", views[:, :3, :3], positions) + views[:, :3, 3], 5)
+        p_world = np.round(positions, 5)
+        frames = [
+            {
+                "frame": i,
+                "position_cam": p_cam[i].tolist(),
+                "quaternion_cam": q_cam[i].tolist(),
+                "position_world": p_world[i].tolist(),
+                "quaternion_world": q_world[i].tolist(),
+                "visible": bool(self.visible[i]),
+                "measured": bool(self.motion.measured[i]),
+            }
+            for i in range(count)
+        ]
         entry["frames"] = frames
         return entry
 

@@ -396,8 +396,9 @@ def _render_start(folder: Path, base: BaseScene, geometry: Geometry, verificatio
     from ..compare import _render, _renderer
 
     model = verification.scene.model if isinstance(verification, Verification) else verification.model
-    try:
-        width, height = base.camera.width, base.camera.height
+    try:  # at the thumbnail's size: the camera's view is the same, the pixels a quarter
+        width = min(THUMBNAIL_WIDTH, base.camera.width)
+        height = int(round(base.camera.height * width / base.camera.width))
         renderer = _renderer(model, width, height)
         try:
             import mujoco
@@ -409,9 +410,5 @@ def _render_start(folder: Path, base: BaseScene, geometry: Geometry, verificatio
             renderer.close()
     except Exception:  # noqa: BLE001 - a machine without OpenGL gets no thumbnail, the summary says so
         return None
-    scale = THUMBNAIL_WIDTH / image.shape[1]
-    image = cv2.resize(
-        image, (THUMBNAIL_WIDTH, int(round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA
-    )
     cv2.imwrite(str(folder / "render.png"), image)
     return "render.png"

@@ -17,10 +17,8 @@ DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
 
 
 @pytest.fixture(scope="module")
-def verified_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("review") / "out"
-    assert main(["run", str(DEMO), "--out", str(out), "--no-blend", "-q"]) == 0
-    return out
+def verified_run(verified_demo_run: Path) -> Path:
+    return verified_demo_run
 
 
 def test_each_keyframe_names_its_checks_and_their_verdict(verified_run: Path) -> None:

@@ -25,10 +25,8 @@ DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
 
 
 @pytest.fixture(scope="module")
-def verified_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("fixes") / "out"
-    assert main(["run", str(DEMO), "--out", str(out), "--no-blend", "-q"]) == 0
-    return out
+def verified_run(verified_demo_run: Path) -> Path:
+    return verified_demo_run
 
 
 def _copy(run: Path, tmp_path: Path) -> Path:

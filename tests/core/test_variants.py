@@ -34,10 +34,8 @@ ENTRY_KEYS = {"id", "passed", "reason", "params", "seconds"}
 
 
 @pytest.fixture(scope="module")
-def verified_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("variants") / "out"
-    assert main(["run", str(DEMO), "--out", str(out), "--no-blend", "-q"]) == 0
-    return out
+def verified_run(verified_demo_run: Path) -> Path:
+    return verified_demo_run
 
 
 @pytest.fixture
