@@ -55,12 +55,15 @@ class Real2GymEnv(gymnasium.Env):
         randomize: False to start every episode as the demo did.
         width: Render width in pixels (the video's when None).
         height: Render height in pixels.
+        observe_image: Add the video camera's image (``image``, ``height x width x 3`` uint8) to
+            the observations.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 100}
 
     def __init__(self, path: str | Path, render_mode: str | None = None, randomize: bool = True,
-                 width: int | None = None, height: int | None = None) -> None:  # fmt: skip
+                 width: int | None = None, height: int | None = None,
+                 observe_image: bool = False) -> None:  # fmt: skip
         folder = Path(path)
         self.task_info = read_task(folder)
         report = json.loads((folder / self.task_info["demo_report"]).read_text())
@@ -101,6 +104,9 @@ class Real2GymEnv(gymnasium.Env):
         self._renderer = None
         self._width = width or self.model.vis.global_.offwidth
         self._height = height or self.model.vis.global_.offheight
+        self._observe_image = observe_image
+        if observe_image:
+            self.observation_space["image"] = spaces.Box(0, 255, (self._height, self._width, 3), np.uint8)
         self._demo = None
         self._steps = 0
 
@@ -207,6 +213,7 @@ class Real2GymEnv(gymnasium.Env):
             "objects": np.clip(
                 objects, self.observation_space["objects"].low, self.observation_space["objects"].high
             ),
+            **({"image": self._camera_image()} if self._observe_image else {}),
         }
 
     def _info(self) -> dict:
@@ -249,6 +256,10 @@ class Real2GymEnv(gymnasium.Env):
     def render(self):
         if self.render_mode != "rgb_array":
             return None
+        return self._camera_image()
+
+    def _camera_image(self) -> np.ndarray:
+        """The video camera's view of the current state, ``height x width x 3`` uint8."""
         if self._renderer is None:
             self._renderer = mujoco.Renderer(self.model, self._height, self._width)
         self._renderer.update_scene(self.data, camera="video")

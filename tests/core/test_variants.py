@@ -244,6 +244,12 @@ def test_the_exported_environment_passes_check_env_and_the_demo_succeeds_in_it(
     for _ in range(50):
         _, reward, terminated, _, _ = env.step(np.zeros(7, np.float32))
     assert reward == 0.0 and not terminated
+    seeing = make_env(folder, render_mode="rgb_array", observe_image=True, width=160, height=120)
+    observation, _ = seeing.reset(seed=0)
+    assert observation["image"].shape == (120, 160, 3) and observation["image"].std() > 5
+    assert seeing.render().shape == (120, 160, 3)
+    assert seeing.observation_space.contains(seeing.step(np.zeros(7, np.float32))[0])
+    seeing.close()
     register()
     made = gymnasium.make(ENV_ID, path=str(folder))
     made.reset(seed=0)
