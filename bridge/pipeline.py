@@ -114,17 +114,20 @@ def _build(
         show_report(scene, report, Path(out_dir).resolve())  # the Keyframes panel, in the saved file too
 
 
-def open_run(scene: bpy.types.Scene, out_dir: str | Path) -> dict:
+def open_run(scene: bpy.types.Scene, out_dir: str | Path, verification: Verification | None = None) -> dict:
     """Builds the whole scene of a finished run from its output folder (the sidebar's *Open Run*).
 
     Works from report.json alone, so a run made by the command line, another
     machine or another Blender version opens here: the video camera (keyed per
     frame when it moves), the objects with their collision pieces and keyframes,
     the simulation's copies, the mask reviews, and the Keyframes panel's report.
+    A variant's folder (``OUT/variants/<id>``) opens the same way.
 
     Args:
         scene: The scene to build into (a re-open updates what an earlier one built).
         out_dir: The run's output folder.
+        verification: The simulation to key, where the caller has it (a variant replayed from
+            its verified MJCF); the report's scene is simulated again when None.
 
     Returns:
         The report.
@@ -137,7 +140,8 @@ def open_run(scene: bpy.types.Scene, out_dir: str | Path) -> dict:
     description = SceneDescription.from_report(report)
     guard = SceneGuard(scene)
     try:
-        _build(scene, description, report if report.get("table") else None, folder, guard)
+        _build(scene, description, report if report.get("table") else None, folder, guard,
+               verification=verification)  # fmt: skip
     except BaseException:
         guard.restore()
         raise

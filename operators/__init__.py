@@ -1,6 +1,6 @@
 """Blender operators: each reads its properties, calls one bridge function, reports."""
 
-from . import draw_prompt, fixes, models, pipeline, segmentation, verification
+from . import draw_prompt, fixes, models, pipeline, segmentation, variants, verification
 
 CLASSES = [
     *pipeline.CLASSES,
@@ -9,6 +9,7 @@ CLASSES = [
     *verification.CLASSES,
     *fixes.CLASSES,
     *models.CLASSES,
+    *variants.CLASSES,
 ]
 
 __all__ = ["CLASSES"]

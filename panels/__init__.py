@@ -1,7 +1,7 @@
 """Blender panels: they draw the add-on's state and offer its operators."""
 
-from . import fixes, main, segmentation, verification
+from . import fixes, main, segmentation, variants, verification
 
-CLASSES = [*main.CLASSES, *segmentation.CLASSES, *verification.CLASSES, *fixes.CLASSES]
+CLASSES = [*main.CLASSES, *segmentation.CLASSES, *verification.CLASSES, *fixes.CLASSES, *variants.CLASSES]
 
 __all__ = ["CLASSES"]

@@ -1,23 +1,24 @@
 """The add-on's state in Blender, and what the panels read.
 
 Every property group is registered here, in one place: the fixing state
-(:mod:`.fix_properties`), the scene and object settings (:mod:`.properties`,
-whose scene group holds ``fixes``) and the preferences (:mod:`.preferences`).
-:func:`register` is the enabled add-on's; :func:`ensure_registered` is the
-headless writer's (the bpy module, without the add-on enabled). Panels read
-the run's status through :mod:`.watch` (the one report watcher) and the
-segmentation settings through :mod:`.segmentation`; they never call the bridge.
+(:mod:`.fix_properties`), the Variants panel's (:mod:`.variants`), the scene
+and object settings (:mod:`.properties`, whose scene group holds ``fixes`` and
+``variants``) and the preferences (:mod:`.preferences`). :func:`register` is
+the enabled add-on's; :func:`ensure_registered` is the headless writer's (the
+bpy module, without the add-on enabled). Panels read the run's status through
+:mod:`.watch` (the one report watcher) and the segmentation settings through
+:mod:`.segmentation`; they never call the bridge.
 """
 
 from __future__ import annotations
 
 import bpy
 
-from . import fix_properties, preferences, properties
+from . import fix_properties, preferences, properties, variants
 
-CLASSES = [*fix_properties.CLASSES, *properties.CLASSES, *preferences.CLASSES]
+CLASSES = [*fix_properties.CLASSES, *variants.CLASSES, *properties.CLASSES, *preferences.CLASSES]
 """In registration order: a group is registered before the groups that point to it."""
-_GROUPS = [*fix_properties.CLASSES, *properties.CLASSES]
+_GROUPS = [*fix_properties.CLASSES, *variants.CLASSES, *properties.CLASSES]
 
 
 def register() -> None:

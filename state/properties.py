@@ -4,7 +4,8 @@
 object prompts being edited and the last result; ``object.real2gym`` marks
 objects the pipeline made and what they stand for. Saved with the .blend, so a
 processed file reopens with its settings. ``scene.real2gym.fixes`` is the fixing
-state (:mod:`.fix_properties`). The update callbacks show what a toggle changes
+state (:mod:`.fix_properties`), ``scene.real2gym.variants`` the Variants
+panel's (:mod:`.variants`). The update callbacks show what a toggle changes
 through the bridge, imported when they run (the bridge imports this package).
 """
 
@@ -16,6 +17,7 @@ from ..real2gym_addon.prompts import ROLES, SHAPES
 from ..real2gym_addon.segmentation.backends import DEFAULT_BACKEND, SEGMENTATION_BACKENDS
 from ..real2gym_addon.segmentation.overlay import PALETTE
 from .fix_properties import REAL2GYM_PG_fixes
+from .variants import REAL2GYM_PG_variants
 
 _BACKEND_ITEMS = [(b.name, b.label, b.description) for b in SEGMENTATION_BACKENDS.values()]
 _ROLE_ICONS = {
@@ -197,6 +199,7 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
         name="Verification Status", description="What the last verification, import or comparison did"
     )
     fixes: bpy.props.PointerProperty(type=REAL2GYM_PG_fixes)
+    variants: bpy.props.PointerProperty(type=REAL2GYM_PG_variants)
 
 
 class REAL2GYM_PG_object(bpy.types.PropertyGroup):
@@ -219,7 +222,10 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
         name="Name in Report", description="The object's name in prompts.json and report.json"
     )
     role: bpy.props.EnumProperty(
-        name="Role", items=[(r, r.title(), f"The object is {r}") for r in ROLES], default="static"
+        name="Role",
+        # A variant's extra objects are distractors (real2gym_addon.variants), not prompts' roles.
+        items=[(r, r.title(), f"The object is {r}") for r in (*ROLES, "distractor")],
+        default="static",
     )
     shape: bpy.props.EnumProperty(
         name="Shape", items=[(s, s.title(), f"Fitted as {s}") for s in SHAPES], default="auto"

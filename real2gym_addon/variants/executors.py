@@ -5,14 +5,17 @@ Each executor runs the same task function on the same jobs and yields
 itself died, which :func:`~.batch.vary` records as that variant's reason). Ray is an
 optional dependency; ``--executor ray`` without it is refused with what to install.
 
-A pool's workers are fresh interpreters: inside Blender they first make the in-memory
-packages the task's module lives in (``bl_ext``, Blender's extensions namespace), by
-running ``_worker_packages.py`` with the parent's package folders.
+A pool's workers are fresh interpreters that import only what the task needs: inside
+Blender they first make the in-memory packages the task's module lives in (``bl_ext``,
+Blender's extensions namespace) by running ``_worker_packages.py`` with the parent's
+package folders, and they never run the parent's main script (one run by ``blender -b
+--python`` imports bpy, which a worker cannot).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import runpy
@@ -74,7 +77,8 @@ def _pool(task, jobs: list, workers: int, cancelled) -> Iterator:
         max_workers=workers, mp_context=context, initializer=initializer, initargs=arguments
     )
     try:
-        futures = {pool.submit(task, job): job for job in jobs}
+        with _main_script_hidden():  # the workers start as the jobs are submitted
+            futures = {pool.submit(task, job): job for job in jobs}
         for future in concurrent.futures.as_completed(futures):
             if cancelled is not None and cancelled():
                 return
@@ -103,6 +107,24 @@ def _worker_setup(task: Callable) -> tuple[Callable | None, tuple]:
     if not packages:
         return None, ()
     return runpy.run_path, (str(_PACKAGES_SCRIPT), {"PACKAGES": packages})
+
+
+@contextlib.contextmanager
+def _main_script_hidden():
+    """Hides the main script's path from spawned workers, which would otherwise run it first.
+
+    multiprocessing re-runs a main script (``__main__`` with a file and no module spec) in
+    each worker, for functions defined there; the tasks here never are.
+    """
+    main = sys.modules.get("__main__")
+    path = None
+    if main is not None and getattr(main, "__spec__", None) is None:
+        path = main.__dict__.pop("__file__", None)
+    try:
+        yield
+    finally:
+        if path is not None:
+            main.__file__ = path
 
 
 def _ray(task, jobs: list, workers: int, address: str | None, cancelled) -> Iterator:

@@ -257,3 +257,15 @@ def test_the_exported_environment_passes_check_env_and_the_demo_succeeds_in_it(
     (folder / "assets" / next(p.name for p in (folder / "assets").iterdir())).unlink()
     with pytest.raises(Real2GymError, match="assets/.* is missing"):
         make_env(folder)
+
+
+def test_a_cancelled_batch_keeps_the_previous_set(run: Path) -> None:
+    from real2gym.real2gym_addon.errors import Cancelled
+
+    first = vary(run, 1, VariationPlan(seed=6), render=False)
+    done = []
+    with pytest.raises(Cancelled, match="previous set is kept"):
+        vary(run, 3, VariationPlan(seed=6), progress=lambda *a: done.append(a), cancelled=lambda: bool(done))
+    assert len(done) == 1
+    assert read_summary(run) == first
+    assert not (run / ".variants-staging").exists()
