@@ -47,9 +47,11 @@ class REAL2GYM_OT_vary(VariantsOperator, bpy.types.Operator):
         return variants.vary_job(context.scene, self.out_dir)
 
     def finished(self, context, varied: variants.Varied) -> set[str]:
+        # None verified is a batch that ran but gave nothing to use: a warning, with the list's reasons.
         self.report(
-            {"INFO"},
-            f"Real2Gym: {varied.passed} of {len(varied.entries)} variants verified, in {varied.folder / 'variants'}",
+            {"INFO"} if varied.passed else {"WARNING"},
+            f"Real2Gym: {varied.passed} of {len(varied.entries)} variants verified, in {varied.folder / 'variants'}"
+            + ("" if varied.passed else "; the list says why each was dropped"),
         )
         return {"FINISHED"}
 

@@ -291,8 +291,8 @@ def check_seed_reuse(plan: VariationPlan, saved: Path) -> None:
         return  # an unreadable old plan is replaced, not compared
     if previous.seed == plan.seed and previous.signature() != plan.signature():
         raise PlanError(
-            f"seed {plan.seed} was used with other ranges in {saved}; use another --seed, or remove "
-            f"{Path(saved).parent} to start the set again"
+            f"seed {plan.seed} was used with other ranges in {saved}: the same seed would give other "
+            f"variants under the same ids; choose another seed, or remove {Path(saved).parent} to start again"
         )
 
 

@@ -201,20 +201,29 @@ def vary_geometry(base: BaseScene, params: dict, settle_frames: int) -> Geometry
     return geometry
 
 
-def _verify(base: BaseScene, geometry: Geometry, params: dict, folder: Path) -> Verification:
+def variant_physics(base: BaseScene, geometry: Geometry, params: dict) -> tuple[dict, dict]:
+    """Each object's mass (kg) and sliding friction in a variant.
+
+    The demo's mass follows the object's collision volume (a scaled object, a narrower rim),
+    then the plan's mass scale; the friction is the demo's times the friction scale.
+    """
     masses, frictions = {}, {}
     by_name = {o.name: o for o in base.geometry.objects}
     for obj in geometry.objects:
         demo = by_name.get(obj.name)
         volume = collision_volume(obj.fitted.shape)
-        mass = (
-            base.mass(demo) * volume / collision_volume(demo.fitted.shape)
-            if demo
-            else DEFAULT_DENSITY * volume
-        )
+        if demo is not None:
+            mass = base.mass(demo) * volume / collision_volume(demo.fitted.shape)
+        else:
+            mass = DEFAULT_DENSITY * volume
         masses[obj.name] = mass * params["mass_scale"]
         friction = base.frictions.get(obj.name, 1.0) * params["friction_scale"]
         frictions[obj.name] = float(np.clip(friction, *FRICTION_RANGE))
+    return masses, frictions
+
+
+def _verify(base: BaseScene, geometry: Geometry, params: dict, folder: Path) -> Verification:
+    masses, frictions = variant_physics(base, geometry, params)
     segments = find_segments(geometry, base.task)
 
     def approach_is_clear(scene) -> None:
@@ -375,6 +384,11 @@ def _write_variant(folder: Path, base: BaseScene, geometry: Geometry, verificati
     description.warnings = []
     report = description.to_report()
     report["video"]["frames"] = len(gripper.positions)
+    if isinstance(verification, Verification):  # what it was verified with, so Verify on it keeps it
+        masses, frictions = variant_physics(base, geometry, params)
+        for entry in report["objects"]:
+            entry["mass"] = round(masses[entry["name"]], 6)
+            entry["friction"] = round(frictions[entry["name"]], 4)
     report["artifacts"] = {"mjcf": "mjcf/scene.xml", "trajectory": "trajectory.json"}
     if isinstance(verification, Verification):
         report["verification"] = verification.to_report("mjcf/scene.xml")

@@ -62,6 +62,8 @@ def test_variants_are_verified_written_and_rebuilt_from_their_plan(run: Path) ->
         assert model.nbody > 3
         report = json.loads((variant / "report.json").read_text())
         assert report["verification"]["passed"] and report["variant"]["params"] == entry["params"]
+        # The physics it was verified with, so that verifying it again keeps it.
+        assert all(o["mass"] > 0 and o["friction"] > 0 for o in report["objects"])
         assert (
             len(json.loads((variant / "trajectory.json").read_text())["samples"]) == report["video"]["frames"]
         )
