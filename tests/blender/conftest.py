@@ -58,3 +58,17 @@ def empty_scene(extension):
 def tiny_demo(tmp_path: Path) -> Path:
     """A copy of the checked-in tiny demo (12 frames, 96x72, 24 fps)."""
     return Path(shutil.copytree(DATA / "tiny_demo", tmp_path / "tiny_demo"))
+
+
+@pytest.fixture(scope="session")
+def verified_demo_run(extension, tmp_path_factory) -> Path:
+    """The bundled demo run once per session by the installed extension's core, verified.
+
+    Tests read it, or copy it before changing it.
+    """
+    import importlib
+
+    main = importlib.import_module(f"{MODULE}.real2gym_addon.cli").main
+    out = tmp_path_factory.mktemp("demo_run") / "out"
+    assert main(["run", str(REPO / "examples" / "block_in_cup"), "--out", str(out), "--no-blend", "-q"]) == 0
+    return out

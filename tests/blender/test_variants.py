@@ -29,10 +29,8 @@ def _module(name: str):
 
 
 @pytest.fixture(scope="module")
-def verified_run(extension, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("variants") / "out"
-    assert _module("real2gym_addon.cli").main(["run", str(DEMO), "--out", str(out), "--no-blend", "-q"]) == 0
-    return out
+def verified_run(verified_demo_run: Path) -> Path:
+    return verified_demo_run
 
 
 @pytest.fixture(scope="module")
