@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from .errors import Real2GymError
-from .files import write_json_atomic
+from .files import write_json_atomic, write_text_atomic
 from .segmentation.backends import SegmentationOptions
+from .targets import BATCH, check_target, write_manifest
 
 
 def _run_one(demo_dir: str, out_dir: str, options: SegmentationOptions) -> dict:
@@ -43,7 +44,12 @@ def _run_one(demo_dir: str, out_dir: str, options: SegmentationOptions) -> dict:
 
 
 def run_batch(
-    demo_dirs: list[str], root: Path | str, jobs: int, options: SegmentationOptions, progress=None
+    demo_dirs: list[str],
+    root: Path | str,
+    jobs: int,
+    options: SegmentationOptions,
+    progress=None,
+    force: bool = False,
 ) -> list[dict]:
     """Runs every demo, ``jobs`` at a time, and writes the summary.
 
@@ -53,12 +59,16 @@ def run_batch(
         jobs: Parallel processes.
         options: Segmentation settings for all demos.
         progress: Called with ``(done, total, row)`` after each demo; may be None.
+        force: Replace an earlier batch in ``root`` (its marker says so); refused otherwise.
 
     Returns:
         One summary row per demo, in the order given.
     """
-    root = Path(root)
+    root = check_target(
+        root, "--out", BATCH, [(d, f"the demo folder {Path(d).name!r}") for d in demo_dirs], force
+    )
     root.mkdir(parents=True, exist_ok=True)
+    write_manifest(root, BATCH)
     outs, seen = [], set()
     for demo in demo_dirs:
         name, index = Path(demo).resolve().name, 2
@@ -88,7 +98,7 @@ def run_batch(
             if progress:
                 progress(done, len(demo_dirs), rows[index])
     write_json_atomic(root / "summary.json", rows)
-    (root / "summary.md").write_text(_markdown(rows))
+    write_text_atomic(root / "summary.md", _markdown(rows))
     return rows
 
 

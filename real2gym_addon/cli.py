@@ -42,6 +42,7 @@ from .fixes.edits import (
     MAX_OFFSET_M,
     SCALE_RANGE,
 )
+from .json_files import read_json_file
 from .mjcf.export import FRICTION_RANGE
 from .mjcf.gripper import MAX_OPENING
 from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
@@ -121,6 +122,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         resegment=getattr(args, "object", None),
         depth_model=getattr(args, "depth_model", None),
         force=args.force,
+        out_option="--out",
     )
     try:
         run.analyse()
@@ -218,8 +220,8 @@ def json_result(command: str, code: int, out_dir: Path | str | None, error: str 
         return result
 
     try:
-        report = json.loads(report_path.read_text())
-    except (OSError, ValueError):
+        report = read_json_file(report_path)
+    except (OSError, Real2GymError):
         return result
     out = report_path.parent.resolve()
     verification = report.get("verification")
@@ -257,6 +259,20 @@ def _number_in(low: float, high: float, what: str = "a number") -> Callable[[str
         return value
 
     return parse
+
+
+def _folder(text: str) -> str:
+    """An argparse type: a folder's path, never empty or blank (an empty path would mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; name a folder")
+    return text
+
+
+def _file(text: str) -> str:
+    """An argparse type: a file's path, never empty or blank."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; name a file")
+    return text
 
 
 def _whole_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -462,7 +478,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"real2gym: [{done}/{total}] {row['demo']}: {row['status']}", file=sys.stderr, flush=True)
 
-    rows = run_batch(args.demo_dirs, args.out, args.jobs, _segmentation_options(args), progress)
+    rows = run_batch(
+        args.demo_dirs, args.out, args.jobs, _segmentation_options(args), progress, force=args.force
+    )
     print((Path(args.out) / "summary.md").read_text(), end="")
     return 0 if all(r["status"] == "verified" for r in rows) else EXIT_NOT_VERIFIED
 
@@ -487,8 +505,10 @@ def _cmd_models_list(args: argparse.Namespace) -> int:
 
 
 def _add_common(command: argparse.ArgumentParser) -> None:
-    command.add_argument("demo_dir", help="the demo folder (video, camera.json, prompts.json ...)")
-    command.add_argument("--out", required=True, help="the output folder (created if missing)")
+    command.add_argument(
+        "demo_dir", type=_folder, help="the demo folder (video, camera.json, prompts.json ...)"
+    )
+    command.add_argument("--out", required=True, type=_folder, help="the output folder (created if missing)")
     command.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -540,7 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     segment.set_defaults(handler=_cmd_run, no_blend=True)
     verify = commands.add_parser("verify", help="export and simulate a finished run again (after edits)")
-    verify.add_argument("out_dir", help="an output folder with report.json")
+    verify.add_argument("out_dir", type=_folder, help="an output folder with report.json")
     verify.add_argument("--json", action="store_true", help=JSON_HELP)
     verify.add_argument(
         "--mass",
@@ -554,7 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "kept in report.json for later runs)")  # fmt: skip
     verify.set_defaults(handler=_cmd_verify)
     fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
-    fix.add_argument("out_dir", help="an output folder with report.json")
+    fix.add_argument("out_dir", type=_folder, help="an output folder with report.json")
     fix.add_argument("--json", action="store_true", help=JSON_HELP)
     fix.add_argument("--object", help="the object to fix (its name in prompts.json)")
     scale_range = f"{SCALE_RANGE[0]:g} to {SCALE_RANGE[1]:g}"
@@ -607,24 +627,28 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument(
         "--apply-suggestion", type=_whole_in(1), metavar="N", help="apply suggestion N (see --suggest)"
     )
-    fix.add_argument("--from-report", metavar="PATH", help="apply the fixes recorded in another run's report")
+    fix.add_argument(
+        "--from-report", metavar="PATH", type=_file, help="apply the fixes recorded in another run's report"
+    )
     fix.add_argument("--undo", action="store_true", help="undo the last fix")
     fix.add_argument("--no-verify", action="store_true", help="only change the scene, do not simulate")
     fix.set_defaults(handler=_cmd_fix)
     compare = commands.add_parser("compare", help="render real | reconstruction | simulation side by side")
-    compare.add_argument("out_dir", help="an output folder with report.json")
+    compare.add_argument("out_dir", type=_folder, help="an output folder with report.json")
     compare.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     compare.set_defaults(handler=_cmd_compare)
     view = commands.add_parser("view", help="replay the simulated demo in MuJoCo's viewer (needs a display)")
-    view.add_argument("out_dir", help="an output folder with report.json and mjcf/scene.xml")
+    view.add_argument("out_dir", type=_folder, help="an output folder with report.json and mjcf/scene.xml")
     view.add_argument("--speed", type=_number_in(0.05, 20.0), default=1.0, metavar="X",
                       help="playback speed (1 = the video's)")  # fmt: skip
     view.add_argument("--once", action="store_true", help="play once instead of looping")
     view.add_argument("--seconds", type=_number_in(0.1, 86400.0), metavar="S", help="close after S seconds")
     view.set_defaults(handler=_cmd_view)
     batch = commands.add_parser("batch", help="run many demo folders in parallel processes")
-    batch.add_argument("demo_dirs", nargs="+", help="demo folders")
-    batch.add_argument("--out", required=True, help="output root; one folder per demo and summary.md")
+    batch.add_argument("demo_dirs", nargs="+", type=_folder, help="demo folders")
+    batch.add_argument("--out", required=True, type=_folder,
+                       help="output root (new, empty, or an earlier batch's with --force); a folder per demo")  # fmt: skip
+    batch.add_argument("--force", action="store_true", help="replace an earlier batch in --out")
     batch.add_argument("--jobs", type=_whole_in(1, MAX_JOBS), default=2,
                        help=f"parallel processes (1 to {MAX_JOBS}, default 2)")  # fmt: skip
     batch.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND, help="segmentation backend")

@@ -10,14 +10,16 @@ import os
 import sys
 from pathlib import Path
 
-from .cli import EXIT_NOT_VERIFIED, MAX_JOBS, _whole_in
+from .cli import EXIT_NOT_VERIFIED, MAX_JOBS, _file, _folder, _whole_in
 from .errors import Real2GymError
 
 
 def add_variant_commands(commands) -> None:
     """Adds ``vary`` and ``export-gym`` to the ``real2gym`` subcommands."""
     vary = commands.add_parser("vary", help="make verified variants of a verified run (poses, sizes, looks)")
-    vary.add_argument("out_dir", help="a verified run's output folder; variants go to OUT_DIR/variants")
+    vary.add_argument(
+        "out_dir", type=_folder, help="a verified run's output folder; variants go to OUT_DIR/variants"
+    )
     vary.add_argument("--count", type=_whole_in(1, 100000), default=20, help="variants to draw (default 20)")
     vary.add_argument("--seed", type=_whole_in(0), default=None,
                       help="the plan's seed (default 0, or the --plan file's)")  # fmt: skip
@@ -27,17 +29,20 @@ def add_variant_commands(commands) -> None:
                       help="local: a process pool on this machine; ray: Ray tasks (pip install 'ray[default]')")  # fmt: skip
     vary.add_argument("--ray-address", metavar="ADDR",
                       help="a Ray cluster (ray://HOST:10001 or auto); default $RAY_ADDRESS, else a local Ray")  # fmt: skip
-    vary.add_argument(
-        "--plan", metavar="PLAN.json", help="ranges and seed (the form of OUT_DIR/variants/plan.json)"
-    )
+    vary.add_argument("--plan", metavar="PLAN.json", type=_file,
+                      help="ranges and seed (the form of OUT_DIR/variants/plan.json)")  # fmt: skip
     vary.add_argument(
         "--no-render", action="store_true", help="no render per variant (summary.html without pictures)"
     )
     vary.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     vary.set_defaults(handler=_cmd_vary)
     gym = commands.add_parser("export-gym", help="write a verified scene as a Gymnasium environment folder")
-    gym.add_argument("out_dir", help="a verified run's output folder")
-    gym.add_argument("--to", required=True, metavar="DIR", help="the environment folder to write")
+    gym.add_argument("out_dir", type=_folder, help="a verified run's output folder")
+    gym.add_argument("--to", required=True, metavar="DIR", type=_folder,
+                     help="the environment folder to write: new, empty, or one export-gym wrote (with --force)")  # fmt: skip
+    gym.add_argument(
+        "--force", action="store_true", help="replace an environment export-gym wrote into DIR before"
+    )
     gym.add_argument(
         "--variant", metavar="ID", help="export this variant (OUT_DIR/variants/ID) instead of the demo"
     )
@@ -76,7 +81,7 @@ def _cmd_export_gym(args: argparse.Namespace) -> int:
 
     if args.variant and ("/" in args.variant or args.variant.startswith(".")):
         raise Real2GymError(f"--variant wants a variant's id such as v0003, got {args.variant!r}")
-    path = export_gym(args.out_dir, args.to, args.variant)
+    path = export_gym(args.out_dir, args.to, args.variant, force=args.force)
     print(f"environment: {path.parent.resolve()}")
     print(
         f"  from real2gym.real2gym_addon.gym import make_env; env = make_env({str(path.parent.resolve())!r})"

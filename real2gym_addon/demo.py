@@ -9,7 +9,6 @@ naming the file, the object and the frame. ``truth.json`` is never read here.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import numpy as np
 
 from .depth import check_depth_images
 from .errors import DemoFolderError, WarningLog
+from .json_files import read_json_file
 from .prompts import ObjectPrompt, Task, parse_prompts
 from .trajectory import MAX_POSITION, TrajectorySamples, read_trajectory
 from .video import Video, find_video, open_video
@@ -89,14 +89,7 @@ def read_json(path: Path) -> Any:
     """Reads a demo-folder JSON file; a missing or malformed file is a DemoFolderError naming it."""
     if not path.is_file():
         raise DemoFolderError(f"{path.name} is missing from the demo folder {path.parent}")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise DemoFolderError(
-            f"{path.name} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
-        ) from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise DemoFolderError(f"{path.name} cannot be read: {e}") from e
+    return read_json_file(path, DemoFolderError, path.name)
 
 
 def _number(data: dict, key: str, where: str, positive: bool = False) -> float:

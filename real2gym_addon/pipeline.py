@@ -23,7 +23,6 @@ to run the pipeline again.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from .fixes.suggest import suggest_fixes
 from .geometry.known_size import require_metric_scale
 from .geometry.mono_depth import MonoDepth, estimate_depth_folder
 from .geometry.stage import run_geometry
+from .json_files import read_json_file
 from .physics import record_frictions
 from .progress import Progress
 from .report_check import REPORT_NAME
@@ -44,6 +44,7 @@ from .segmentation.overlay import OVERLAYS_NAME, stage_overlays
 from .segmentation.resegment import MASKS_DIR, object_index, read_earlier_segmentation, resegment_object
 from .segmentation.run import Segmentation, segment_demo
 from .summary import SUMMARY_NAME, make_pictures, write_summary
+from .targets import RUN, check_target
 from .verify.run import verify_scene
 
 BLEND_NAME = "scene.blend"
@@ -84,6 +85,7 @@ class PipelineRun:
         depth_model: A monocular metric depth checkpoint folder
             (:mod:`~real2gym_addon.geometry.mono_depth`) that gives an RGB-only demo its depth;
             None to use none. A demo with depth/ keeps its own.
+        out_option: How the user named ``out_dir`` (``"--out"``), for messages.
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class PipelineRun:
         resegment: str | None = None,
         depth_model: str | None = None,
         force: bool = False,
+        out_option: str = "the output folder",
     ) -> None:
         if last_stage not in STAGES:
             raise ValueError(f"unknown stage {last_stage!r}")
@@ -109,6 +112,7 @@ class PipelineRun:
         self.resegment = resegment
         self.depth_model = depth_model
         self.force = force
+        self.out_option = out_option
         self.log = WarningLog()
         self._kept_warnings: list[dict[str, str]] = []
         self.scene: SceneDescription | None = None
@@ -130,6 +134,7 @@ class PipelineRun:
             Real2GymError: Bad input, an unwritable output folder, or cancellation.
         """
         started = time.perf_counter()
+        check_target(self.out_dir, self.out_option, RUN, [(self.demo_dir, "the demo folder")])
         self.progress.step("reading the demo folder", 0.0)
         demo = load_demo(self.demo_dir, self.log)
         geometric = STAGES.index(self.last_stage) >= STAGES.index("geometry")
@@ -308,8 +313,8 @@ def refuse_to_lose_fixes(out_dir: Path | str) -> None:
     """
     path = Path(out_dir) / REPORT_NAME
     try:
-        log = json.loads(path.read_text()).get("edit_log") or []
-    except (OSError, ValueError, AttributeError):
+        log = read_json_file(path, OutputError).get("edit_log") or []
+    except (OSError, Real2GymError, AttributeError):
         return  # no readable earlier report: nothing to lose
     if log:
         kinds = ", ".join(sorted({str(entry.get("kind", "?")) for entry in log if isinstance(entry, dict)}))

@@ -10,7 +10,6 @@ one path that may lie outside it, the demo's video, before it is opened.
 
 from __future__ import annotations
 
-import json
 import math
 import stat
 from pathlib import Path
@@ -18,7 +17,8 @@ from typing import Any
 
 from .demo import Camera
 from .errors import OutputError
-from .names import check_object_name, inside
+from .json_files import read_json_file
+from .names import check_object_name, clashing_names, inside
 from .scene import REPORT_VERSION
 
 REPORT_NAME = "report.json"
@@ -114,6 +114,11 @@ def check_report(report: Any, out_dir: Path | str) -> dict:
                 )
     if len(set(names)) != len(names):
         raise OutputError("report.json: object names must be unique")
+    for first, second in clashing_names(names):
+        raise OutputError(
+            f"report.json: the object names {first!r} and {second!r} differ only by case or Unicode form; "
+            "they would name the same mask folder on macOS and Windows"
+        )
     for index, keyframe in enumerate(_optional(report, "keyframes", list, "")):
         frame = keyframe.get("frame") if isinstance(keyframe, dict) else None
         if isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < frames:
@@ -176,10 +181,8 @@ def read_report(out_dir: Path | str) -> dict:
     if not path.is_file():
         raise OutputError(f"no report.json in {out_dir}: run 'real2gym run DEMO --out {out_dir}' first")
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise OutputError(f"{path} is not valid JSON ({e})") from e
-    except OSError as e:
+        report = read_json_file(path, OutputError)
+    except FileNotFoundError as e:
         raise OutputError(f"{path} cannot be read ({e.strerror})") from e
     return check_report(report, out_dir)
 

@@ -16,7 +16,6 @@ turns the checked samples into a per-frame world-frame path
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .errors import DemoFolderError, WarningLog
+from .json_files import read_json_file
 
 FRAMES_OF = ("camera", "world", "robot_base")
 """What a recorded position is relative to."""
@@ -390,11 +390,7 @@ def read_trajectory(path: Path, frames: int, fps: float, log: WarningLog | None 
         DemoFolderError: The file cannot be read, is not JSON, or a sample is wrong.
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise DemoFolderError(
-            f"trajectory.json is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
-        ) from e
-    except (OSError, UnicodeDecodeError) as e:
+        data = read_json_file(path, DemoFolderError, "trajectory.json")
+    except FileNotFoundError as e:
         raise DemoFolderError(f"trajectory.json cannot be read: {e}") from e
     return parse_trajectory(data, frames, fps, log)

@@ -18,7 +18,6 @@ verifier steps it (the target moves every :data:`~..verify.simulate.CONTROL_PERI
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from gymnasium import spaces
 from scipy.spatial.transform import Rotation
 
 from ..geometry.report_io import geometry_from_report
+from ..json_files import read_json_file
 from ..mjcf.export import START_CLEARANCE
 from ..mjcf.gripper import MAX_OPENING, NAMES
 from ..variants.adapt import adapt
@@ -66,7 +66,7 @@ class Real2GymEnv(gymnasium.Env):
                  observe_image: bool = False) -> None:  # fmt: skip
         folder = Path(path)
         self.task_info = read_task(folder)
-        report = json.loads((folder / self.task_info["demo_report"]).read_text())
+        report = read_json_file(folder / self.task_info["demo_report"])
         self._geometry = geometry_from_report(report)
         self.model = mujoco.MjModel.from_xml_path(str(folder / self.task_info["scene"]))
         self.data = mujoco.MjData(self.model)

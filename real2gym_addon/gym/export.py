@@ -11,13 +11,14 @@ DIR holds everything :func:`~.env.make_env` needs, and nothing of Blender:
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 from ..errors import Real2GymError
-from ..files import write_json_atomic
+from ..files import make_staging, missing_parents, remove_empty, swap_in, write_json_atomic
+from ..json_files import read_json_file
 from ..report_check import read_report
+from ..targets import ENVIRONMENT, check_target, write_manifest
 from ..variants.batch import VARIANTS_NAME
 from ..variants.plan import VariationPlan, read_plan
 from ..verify.checks import FIDELITY_LIMIT
@@ -40,23 +41,31 @@ RESET_RANGES = (
 """What ``reset`` varies of a plan's mechanical ranges (the rest needs a new model: use ``real2gym vary``)."""
 
 
-def export_gym(out_dir: Path | str, to: Path | str, variant: str | None = None) -> Path:
+def export_gym(out_dir: Path | str, to: Path | str, variant: str | None = None, force: bool = False) -> Path:
     """Writes the environment folder for a verified run (or one of its variants).
+
+    The folder is filled in a staging folder of a unique name beside it and swapped in by
+    renames; ``to`` must be new, empty, or an environment this command wrote before
+    (replaced only with ``force``). See :mod:`..targets` for the rule.
 
     Args:
         out_dir: The run's output folder.
-        to: The folder to write (created; its old content is replaced).
+        to: The folder to write.
         variant: A variant's id (``v0003``) from ``OUT/variants``, or None for the demo's scene.
+        force: Replace an environment exported into ``to`` before.
 
     Returns:
         The path of task.json.
 
     Raises:
         Real2GymError: The scene is not verified, its MJCF or an asset is missing, or
-            ``to`` is the run's own folder.
+            ``to`` is not a folder this command may write (the run's own, the demo's, a
+            non-empty folder it did not make, an earlier environment without ``force``).
     """
     out = Path(out_dir)
     source = out / VARIANTS_NAME / variant if variant else out
+    check_target(to, "--to", ENVIRONMENT, [(out, "the run folder"), (source, "the exported scene's folder")],
+                 force)  # fmt: skip
     report = read_report(source)
     verification = report.get("verification") or {}
     if not verification.get("passed"):
@@ -64,25 +73,23 @@ def export_gym(out_dir: Path | str, to: Path | str, variant: str | None = None) 
     mjcf = source / verification.get("mjcf", "mjcf/scene.xml")
     if not mjcf.is_file():
         raise Real2GymError(f"{mjcf} is missing; run 'real2gym verify {source}' to write it again")
-    to = Path(to)
-    if to.resolve() in (out.resolve(), source.resolve()):
-        raise Real2GymError(f"--to {to} is the run's own folder; choose a new one")
+    to = Path(to).expanduser()
     plan_path = out / VARIANTS_NAME / "plan.json"
     plan = read_plan(plan_path) if plan_path.is_file() else VariationPlan()
-    staging = to.with_name(f".{to.name}-staging")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    created = missing_parents(to.parent)
+    to.parent.mkdir(parents=True, exist_ok=True)
+    staging = make_staging(to.parent)
     try:
         shutil.copy2(mjcf, staging / SCENE_NAME)
         if (mjcf.parent / "assets").is_dir():
             shutil.copytree(mjcf.parent / "assets", staging / "assets")
         write_json_atomic(staging / DEMO_REPORT_NAME, report)
         write_json_atomic(staging / TASK_NAME, task_description(report, plan))
-        if to.exists():
-            shutil.rmtree(to)
-        staging.rename(to)
+        write_manifest(staging, ENVIRONMENT)
+        swap_in(staging, to)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        remove_empty(created)
         raise
     return to / TASK_NAME
 
@@ -136,10 +143,10 @@ def read_task(folder: Path | str) -> dict:
     folder = Path(folder)
     path = folder / TASK_NAME
     try:
-        task = json.loads(path.read_text())
+        task = read_json_file(path)
     except FileNotFoundError as e:
         raise Real2GymError(f"{folder} is not an exported environment: {TASK_NAME} is missing") from e
-    except (OSError, json.JSONDecodeError) as e:
+    except OSError as e:
         raise Real2GymError(f"cannot read {path}: {e}") from e
     if task.get("version") != TASK_VERSION:
         raise Real2GymError(f"{path} is of version {task.get('version')}; this version reads {TASK_VERSION}")

@@ -10,13 +10,21 @@ failed batch leaves the previous set as it was.
 from __future__ import annotations
 
 import html
-import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import Cancelled, Real2GymError
-from ..files import write_json_atomic
+from ..files import (
+    lock_folder,
+    make_staging,
+    remove_stale_staging,
+    swap_in,
+    write_json_atomic,
+    write_text_atomic,
+)
+from ..json_files import read_json_file
 from .adapt import AdaptError
 from .executors import run_jobs
 from .plan import MAX_SHRINKS, PlanError, VariationPlan, check_seed_reuse, shrink
@@ -78,38 +86,44 @@ def vary(
     folder = out / VARIANTS_NAME
     check_seed_reuse(plan, folder / "plan.json")
     _check_feasible(base, plan, count)
-    staging = out / f".{VARIANTS_NAME}-staging"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    lock = lock_folder(out)  # no other real2gym command writes into the run meanwhile
     try:
-        tasks = [VariantJob(str(out), plan.to_json(), i, str(staging), render) for i in range(count)]
-        entries = []
-        for done, (job, result) in enumerate(
-            run_jobs(run_variant, tasks, jobs, executor, address, cancelled), 1
-        ):
-            if isinstance(result, BaseException):
-                result = {"id": f"v{job.index:04d}", "index": job.index, "passed": False, "params": None,
-                          "reason": f"the task died: {type(result).__name__}: {str(result)[:200]}",
-                          "seconds": 0.0, "signature": "", "attempts": 0, "checks": {}, "render": None}  # fmt: skip
-            entries.append(result)
-            if progress is not None:
-                progress(done, count, result)
-        if cancelled is not None and cancelled():
-            raise Cancelled(f"cancelled after {len(entries)} of {count} variants; the previous set is kept")
-        entries.sort(key=lambda e: e["index"])
-        _drop_duplicates(entries, staging)
-        write_json_atomic(staging / "plan.json", plan.to_json())
-        write_json_atomic(staging / SUMMARY_NAME, entries)
-        (staging / "summary.html").write_text(summary_page(entries, plan, out))
-        old = out / f".{VARIANTS_NAME}-old"
-        shutil.rmtree(old, ignore_errors=True)
-        if folder.exists():
-            folder.rename(old)
-        staging.rename(folder)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        remove_stale_staging(out)
+        staging = make_staging(out)
+        try:
+            entries = _run_variants(
+                out, count, plan, jobs, executor, address, progress, cancelled, render, staging
+            )
+            write_json_atomic(staging / "plan.json", plan.to_json())
+            write_json_atomic(staging / SUMMARY_NAME, entries)
+            write_text_atomic(staging / "summary.html", summary_page(entries, plan, out))
+            swap_in(staging, folder)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    finally:
+        if lock is not None:
+            os.close(lock)
+    return entries
+
+
+def _run_variants(out: Path, count: int, plan: VariationPlan, jobs: int, executor: str, address: str | None,
+                  progress, cancelled, render: bool, staging: Path) -> list[dict]:  # fmt: skip
+    """Runs every variant into ``staging`` and returns summary.json's entries, by id, duplicates dropped."""
+    tasks = [VariantJob(str(out), plan.to_json(), i, str(staging), render) for i in range(count)]
+    entries = []
+    for done, (job, result) in enumerate(run_jobs(run_variant, tasks, jobs, executor, address, cancelled), 1):
+        if isinstance(result, BaseException):
+            result = {"id": f"v{job.index:04d}", "index": job.index, "passed": False, "params": None,
+                      "reason": f"the task died: {type(result).__name__}: {str(result)[:200]}",
+                      "seconds": 0.0, "signature": "", "attempts": 0, "checks": {}, "render": None}  # fmt: skip
+        entries.append(result)
+        if progress is not None:
+            progress(done, count, result)
+    if cancelled is not None and cancelled():
+        raise Cancelled(f"cancelled after {len(entries)} of {count} variants; the previous set is kept")
+    entries.sort(key=lambda e: e["index"])
+    _drop_duplicates(entries, staging)
     return entries
 
 
@@ -160,10 +174,10 @@ def read_summary(out_dir: Path | str) -> list[dict]:
     """
     path = Path(out_dir) / VARIANTS_NAME / SUMMARY_NAME
     try:
-        return json.loads(path.read_text())
+        return read_json_file(path)
     except FileNotFoundError as e:
         raise Real2GymError(f"{path} does not exist; run 'real2gym vary {out_dir}' first") from e
-    except (OSError, json.JSONDecodeError) as e:
+    except OSError as e:
         raise Real2GymError(f"cannot read {path}: {e}") from e
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Real2GymError
+from ..json_files import read_json_file
 
 PLAN_VERSION = 1
 SHRINK = 0.85
@@ -266,11 +267,9 @@ def read_plan(path: Path) -> VariationPlan:
         PlanError: Unreadable, not JSON, or not a plan.
     """
     try:
-        data = json.loads(Path(path).read_text())
+        data = read_json_file(path, PlanError, f"the plan {path}")
     except OSError as e:
         raise PlanError(f"cannot read the plan {path}: {e.strerror or e}") from e
-    except json.JSONDecodeError as e:
-        raise PlanError(f"the plan {path} is not JSON (line {e.lineno}: {e.msg})") from e
     return VariationPlan.from_json(data, str(path))
 
 
