@@ -18,6 +18,13 @@ from .errors import Real2GymError
 
 MAX_NAME_LENGTH = 64
 """Characters in an object name; mask files and MJCF names add a little to it."""
+MAX_FILE_NAME_BYTES = 255
+"""The longest file or folder name (in bytes) that Linux, macOS and Windows file systems all take."""
+NAME_SUFFIX_BYTES = 24
+"""Bytes kept spare for what the tool adds to a name in a file name (``obj_`` before an MJCF name, ``_2``
+after a repeated one, ``_visual.obj``)."""
+MAX_NAME_BYTES = MAX_FILE_NAME_BYTES - NAME_SUFFIX_BYTES
+"""An object name's length in UTF-8 bytes, so that every file named after it fits in 255 bytes."""
 
 _FORBIDDEN = set('/\\:*?"<>|')
 """Separators on any system, and what Windows refuses in a file name."""
@@ -45,6 +52,12 @@ def name_problem(name: object) -> str | None:
         return "must be a non-empty string"
     if len(name) > MAX_NAME_LENGTH:
         return f"is {len(name)} characters long; at most {MAX_NAME_LENGTH} are allowed"
+    encoded = len(name.encode("utf-8", errors="surrogatepass"))
+    if encoded > MAX_NAME_BYTES:
+        return (
+            f"is {encoded} bytes long in UTF-8; at most {MAX_NAME_BYTES} are allowed, so that the files named "
+            f"after it fit the {MAX_FILE_NAME_BYTES}-byte limit of file systems"
+        )
     for char in name:
         if char in _FORBIDDEN:
             return f"contains {char!r}; a name is a name, not a path"
@@ -79,6 +92,25 @@ def check_object_name(name: object, where: str, error: type[Real2GymError]) -> s
             f"{where}: the object name {shown} {problem}; use letters, digits, spaces, '_', '-' or '.'"
         )
     return name
+
+
+def name_key(name: str) -> str:
+    """The form under which two names are the same file on some file system: case folded (macOS,
+    Windows) and Unicode-normalised (macOS stores decomposed forms)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def clashing_names(names: list[str]) -> list[tuple[str, str]]:
+    """Pairs of distinct names that would name the same file on macOS or Windows (``Cup`` and
+    ``cup``; ``café`` composed and decomposed), in the order given."""
+    first: dict[str, str] = {}
+    clashes = []
+    for name in names:
+        key = name_key(name)
+        if key in first and first[key] != name:
+            clashes.append((first[key], name))
+        first.setdefault(key, name)
+    return clashes
 
 
 def inside(root: Path | str, relative: str | Path, what: str, error: type[Real2GymError]) -> Path:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import DemoFolderError, WarningLog
-from .names import check_object_name
+from .names import check_object_name, clashing_names
 
 SHAPES = ("auto", "box", "cylinder", "cup", "mug", "bowl", "plate", "mesh")
 ROLES = ("manipulated", "container", "support", "static")
@@ -336,6 +336,11 @@ def parse_prompts(
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise DemoFolderError(f"prompts.json: object names must be unique; repeated: {', '.join(duplicates)}")
+    for first, second in clashing_names(names):
+        raise DemoFolderError(
+            f"prompts.json: the object names {first!r} and {second!r} differ only by case or Unicode form; "
+            "they would name the same mask folder on macOS and Windows: rename one"
+        )
     task = data.get("task")
     if not isinstance(task, dict):
         raise DemoFolderError("prompts.json needs a 'task' object with 'type' and 'object'")

@@ -23,6 +23,7 @@ from typing import Any
 from .demo import read_json as _read_json
 from .errors import DemoFolderError, OutputError
 from .files import write_json_atomic
+from .names import clashing_names
 from .prompts import Correction, ObjectPrompt, parse_object
 
 PROMPTS_NAME = "prompts.json"
@@ -161,6 +162,10 @@ def save_prompts_file(demo_dir: Path | str, edits: Sequence[tuple[ObjectPrompt, 
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise DemoFolderError(f"object names must be unique; rename the repeated: {', '.join(repeated)}")
+    for first, second in clashing_names(names):
+        raise DemoFolderError(
+            f"the object names {first!r} and {second!r} differ only by case or Unicode form; rename one"
+        )
     path = prompts_path(demo_dir)
     data: Any = {}
     if path.is_file():

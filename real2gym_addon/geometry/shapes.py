@@ -23,6 +23,7 @@ local origin, include it: the cup's axis is then off the origin, at
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 
 import numpy as np
@@ -323,7 +324,13 @@ class Shape:
         mesh = self.mesh()
         import trimesh
 
-        points, _ = trimesh.sample.sample_surface_even(mesh, count, seed=0)
+        library_log = logging.getLogger("trimesh")
+        level = library_log.level
+        library_log.setLevel(logging.ERROR)  # not "only got N/M samples!" on the user's stderr: fewer is fine
+        try:
+            points, _ = trimesh.sample.sample_surface_even(mesh, count, seed=0)
+        finally:
+            library_log.setLevel(level)
         return np.asarray(points)
 
     def mesh(self):

@@ -31,6 +31,15 @@ from .shapes import Shape
 
 MAX_MESH_BYTES = 200 * 1024 * 1024
 """Larger OBJ files are refused (a scan this size is decimated first)."""
+MAX_MESH_FACES = 200_000
+"""More triangles (after polygons are fanned) are refused: the fit and the collision pieces slow to minutes
+beyond it, and a scan this fine is no better for physics. Decimate first."""
+MAX_MESH_VERTICES = 200_000
+"""More vertices are refused, as for faces."""
+DECIMATE_ADVICE = (
+    "decimate it first (Blender's Decimate modifier, or MeshLab's Quadric Edge Collapse) to at most "
+    f"{MAX_MESH_FACES:,} triangles"
+)
 START_YAWS = 8
 """Yaws (evenly spread) the fit starts from."""
 MESH_DEPTH_WEIGHT = 0.5
@@ -72,7 +81,11 @@ def read_obj(folder: Path, relative: str, name: str) -> tuple[np.ndarray, np.nda
         text = path.read_text(errors="replace")
     except OSError as e:
         raise DemoFolderError(f"{where}: cannot be read ({e.strerror})") from e
+    _check_counts(
+        text.count("\nv ") + text.startswith("v "), text.count("\nf ") + text.startswith("f "), where
+    )
     vertices, faces = _parse_obj(text, where)
+    _check_counts(len(vertices), len(faces), where)
     _check_mesh(vertices, faces, where)
     return vertices, faces
 
@@ -99,6 +112,19 @@ def _parse_obj(text: str, where: str) -> tuple[np.ndarray, np.ndarray]:
             raise DemoFolderError(f"{where}, line {number}: a face needs 3 or more existing vertices")
         faces += [[corners[0], corners[i], corners[i + 1]] for i in range(1, len(corners) - 1)]
     return np.asarray(vertices, float).reshape(-1, 3), np.asarray(faces, np.int64).reshape(-1, 3)
+
+
+def _check_counts(vertices: int, faces: int, where: str) -> None:
+    """Refuses a mesh over :data:`MAX_MESH_VERTICES` or :data:`MAX_MESH_FACES` (counted from its lines
+    before parsing, then exactly after)."""
+    if faces > MAX_MESH_FACES:
+        raise DemoFolderError(
+            f"{where}: {faces:,} faces, over the limit of {MAX_MESH_FACES:,}; {DECIMATE_ADVICE}"
+        )
+    if vertices > MAX_MESH_VERTICES:
+        raise DemoFolderError(
+            f"{where}: {vertices:,} vertices, over the limit of {MAX_MESH_VERTICES:,}; {DECIMATE_ADVICE}"
+        )
 
 
 def _check_mesh(vertices: np.ndarray, faces: np.ndarray, where: str) -> None:
