@@ -9,9 +9,7 @@ written outside the output folder, and an earlier output byte-identical.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -24,6 +22,8 @@ import cv2
 import numpy as np
 import pytest
 
+from hostile_kit import assert_one_line as _assert_one_line
+from hostile_kit import file_tree as _tree
 from real2gym.real2gym_addon import cli
 from real2gym.real2gym_addon.cli import main
 from real2gym.real2gym_addon.errors import OutputError
@@ -34,20 +34,6 @@ REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "block_in_cup"
 TINY = REPO / "tests" / "data" / "tiny_demo"
 FRAMES = 150
-
-
-def _tree(root: Path) -> dict[str, str]:
-    """Every file under ``root`` (links not followed) with a digest of its content."""
-    state = {}
-    for path in sorted(root.rglob("*")):
-        key = str(path.relative_to(root))
-        if path.is_symlink():
-            state[key] = "link:" + os.readlink(path)
-        elif path.is_file():
-            state[key] = hashlib.sha1(path.read_bytes()).hexdigest()
-        else:
-            state[key] = "dir"
-    return state
 
 
 def _demo(tmp_path: Path) -> Path:
@@ -115,6 +101,16 @@ def _rename(name: str) -> Callable[[Path], None]:
         prompts["task"]["object"] = name
 
     return _edit_json("prompts.json", edit)
+
+
+def _mesh_prompt(obj_text: str) -> Callable[[Path], None]:
+    """The cup becomes a user's mesh, ``cup.obj`` in the demo folder, with ``obj_text`` as its content."""
+
+    def breakage(demo: Path) -> None:
+        (demo / "cup.obj").write_text(obj_text)
+        _objects(lambda o: o[1].update(shape="mesh", mesh="cup.obj"))(demo)
+
+    return breakage
 
 
 def _pose(matrix: list[list[float]]) -> Callable[[Path], None]:
@@ -217,6 +213,37 @@ DEMO_CASES = {
         _objects(lambda o: o[1].update(name="block")),
         "object names must be unique; repeated: block",
     ),
+    "name 64 four-byte characters": (_rename("\U0001f9f1" * 64), "is 256 bytes long in UTF-8; at most 231"),
+    "names differ by case": (
+        _objects(lambda o: o[1].update(name="Block")),
+        "the object names 'block' and 'Block' differ only by case or Unicode form",
+    ),
+    "names differ by Unicode form": (
+        _objects(lambda o: [o[0].update(name="caf\u00e9"), o[1].update(name="cafe\u0301")] and None),
+        "differ only by case or Unicode form",
+    ),
+    # JSON files nested or sized to exhaust the reader
+    "prompts 200,000 levels deep": (
+        _write("prompts.json", "[" * 200_000 + "]" * 200_000),
+        "prompts.json is nested more than 64 levels deep",
+    ),
+    "camera 100 levels deep": (
+        _write("camera.json", '{"a": ' * 100 + "1" + "}" * 100),
+        "camera.json is nested more than 64 levels deep",
+    ),
+    "trajectory 200,000 levels deep": (
+        _write("trajectory.json", '{"samples": ' + "[" * 200_000 + "]" * 200_000 + "}"),
+        "trajectory.json is nested more than 64 levels deep",
+    ),
+    "prompts not UTF-8": (
+        _write("prompts.json", b'{"objects": "\xff\xfe"}'),
+        "prompts.json is not UTF-8 text",
+    ),
+    # a user's mesh past the limits
+    "mesh of 200,001 faces": (
+        _mesh_prompt("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n" + "f 1 2 3\n" * 200_001),
+        "200,001 faces, over the limit of 200,000; decimate it first",
+    ),  # fmt: skip
     # prompts.json: counts and sizes
     "50 objects": (
         _objects(lambda o: o.extend({**o[1], "name": f"cup{i}", "role": "static"} for i in range(48))),
@@ -282,16 +309,6 @@ def earlier_output(tmp_path: Path) -> Path:
     (out / "masks" / "block" / "000000.png").write_bytes(b"earlier mask")
     (out / "report.json").write_text('{"version": 1, "earlier": true}')
     return out
-
-
-def _assert_one_line(stderr: str, pattern: str, prefix: str = "real2gym: error: ") -> None:
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith(prefix), stderr
-    assert "Traceback" not in stderr
-    import re
-
-    assert re.search(pattern, lines[0]), f"{pattern!r} not in {lines[0]!r}"
 
 
 @pytest.mark.parametrize("case", list(DEMO_CASES))
