@@ -16,10 +16,12 @@ from typing import Any
 
 from .errors import DemoFolderError, WarningLog
 from .names import check_object_name, clashing_names
+from .tasks import TASKS
 
 SHAPES = ("auto", "box", "cylinder", "cup", "mug", "bowl", "plate", "mesh")
 ROLES = ("manipulated", "container", "support", "static")
-TASK_TYPES = ("place_in", "place_on", "lift")
+TASK_TYPES = tuple(TASKS)
+"""The task types prompts.json may name: the task table's (:data:`.tasks.TASKS`)."""
 MAX_OBJECTS = 16
 """Objects one run segments and fits; each adds a track, a fit and bodies to simulate."""
 MIN_BOX_SIDE = 4.0
@@ -345,17 +347,10 @@ def parse_prompts(
     if not isinstance(task, dict):
         raise DemoFolderError("prompts.json needs a 'task' object with 'type' and 'object'")
     kind = task.get("type")
-    if kind not in TASK_TYPES:
-        raise DemoFolderError(f"prompts.json: unknown task type {kind!r}; use one of {', '.join(TASK_TYPES)}")
+    if not isinstance(kind, str) or kind not in TASKS:
+        raise DemoFolderError(f"prompts.json: unknown task type {kind!r}; use one of {', '.join(TASKS)}")
+    problem = TASKS[kind].check_fields(task, names)
+    if problem is not None:
+        raise DemoFolderError(f"prompts.json: {problem}")
     moved, target = task.get("object"), task.get("target")
-    if moved not in names:
-        raise DemoFolderError(
-            f"prompts.json: the task's object {moved!r} is not among the objects ({', '.join(names)})"
-        )
-    if kind != "lift" and target not in names:
-        raise DemoFolderError(
-            f"prompts.json: task '{kind}' needs a 'target' among the objects ({', '.join(names)}), got {target!r}"
-        )
-    if target is not None and target == moved:
-        raise DemoFolderError(f"prompts.json: the task's object and target are both '{moved}'")
     return objects, Task(type=kind, object=moved, target=target)

@@ -31,6 +31,7 @@ from ..geometry.report_io import geometry_from_report
 from ..json_files import read_json_file
 from ..mjcf.export import START_CLEARANCE
 from ..mjcf.gripper import MAX_OPENING, NAMES
+from ..tasks import TaskState, task_type
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
 from ..verify.simulate import step_targets
@@ -222,27 +223,28 @@ class Real2GymEnv(gymnasium.Env):
     def is_success(self) -> bool:
         """The task's success predicate on the current state (task.json ``success``)."""
         rule = self.task_info["success"]
+        kind = task_type(rule["type"])
         moved = self._bodies[self._names.index(rule["object"])]
-        position = self.data.xpos[moved]
+        if not kind.success(self._task_state(rule["object"], rule.get("target")))["passed"]:
+            return False
+        if not kind.releases:  # a lift: still in the hand
+            return self._held(moved)
         velocity = np.zeros(6)
         mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY, moved, velocity, 0)
         settled = np.linalg.norm(velocity[3:]) < rule["settled_speed_m_s"]
-        if rule["type"] == "lift":
-            return bool(position[2] - self._start_height > rule["raised_m"] and self._held(moved))
-        if rule["released"] and self._held(moved):
-            return False
-        size = next(o["size"] for o in self.task_info["objects"] if o["name"] == rule["object"])
-        target = self._bodies[self._names.index(rule["target"])]
-        centre = self.data.xpos[target]
-        radial = float(np.hypot(*(position[:2] - centre[:2])))
-        bottom = centre[2] - rule["target_size"][2] / 2
-        above = position[2] - size[2] / 2 - bottom
-        if rule["type"] == "place_in":
-            inside = radial < rule["inner_radius"] and above < rule["target_size"][2]
-            resting = rule["bottom_thickness"] - 0.01 < above < rule["target_size"][2] / 2
-            return bool(inside and resting and settled)
-        on_top = abs(above - rule["target_size"][2]) < 0.01 and radial < max(rule["target_size"][:2]) / 2
-        return bool(on_top and settled)
+        return bool(settled and not self._held(moved))
+
+    def _task_state(self, moved: str, target: str | None) -> TaskState:
+        """The task's objects now, for the task type's success predicate (the verifier's own)."""
+        shapes = {o.name: o.fitted.shape for o in self._geometry.objects}
+        body = self._bodies[self._names.index(moved)]
+        position = self.data.xpos[body].copy()
+        raised = float(position[2] - self._start_height)
+        if target is None:
+            return TaskState(position, shapes[moved], raised)
+        other = self._bodies[self._names.index(target)]
+        axis = self.data.xpos[other] + self.data.xmat[other].reshape(3, 3) @ shapes[target].axis_offset()
+        return TaskState(position, shapes[moved], raised, axis, shapes[target])
 
     def _held(self, body: int) -> bool:
         for contact in self.data.contact[: self.data.ncon]:

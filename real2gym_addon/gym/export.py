@@ -19,6 +19,7 @@ from ..files import make_staging, missing_parents, remove_empty, swap_in, write_
 from ..json_files import read_json_file
 from ..report_check import read_report
 from ..targets import ENVIRONMENT, check_target, write_manifest
+from ..tasks import task_type
 from ..variants.batch import VARIANTS_NAME
 from ..variants.plan import VariationPlan, read_plan
 from ..verify.checks import FIDELITY_LIMIT
@@ -99,15 +100,9 @@ def task_description(report: dict, plan: VariationPlan) -> dict:
     task = report["task"]
     by_name = {o["name"]: o for o in report["objects"]}
     target = by_name.get(task.get("target") or "")
-    success: dict = {"type": task["type"], "object": task["object"], "settled_speed_m_s": SUCCESS_SPEED,
-                     "released": task["type"] != "lift"}  # fmt: skip
-    if task["type"] == "lift":
-        success["raised_m"] = 0.02
-    elif target is not None:
-        params = target.get("params", {})
-        success.update(target=target["name"], target_size=target["size"],
-                       inner_radius=params.get("inner_radius", target["size"][0] / 2),
-                       bottom_thickness=params.get("bottom_thickness", 0.0))  # fmt: skip
+    kind = task_type(task["type"])
+    success: dict = {"type": kind.name, "object": task["object"], "settled_speed_m_s": SUCCESS_SPEED,
+                     "released": kind.releases, **kind.task_json(target)}  # fmt: skip
     mechanical = plan.to_json()["mechanical"]
     return {
         "version": TASK_VERSION,

@@ -15,6 +15,7 @@ from ..geometry.carry import gripper_hold
 from ..geometry.stage import Geometry
 from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
+from ..tasks import TaskState, task_type
 from .simulate import SimulationRecord
 
 PENETRATION_LIMIT = 0.002
@@ -31,7 +32,6 @@ LINEAR_SPEED_LIMIT = 0.01
 ANGULAR_SPEED_LIMIT = 0.2
 FIDELITY_LIMIT = 0.03
 """RMS distance per phase between the simulated and video-derived paths (m)."""
-LIFT_MARGIN = 0.02
 GRAVITY = 9.81
 RELEASE_FREE_S = 0.2
 """Seconds after the release keyframe by which the fingers must have let go of the object."""
@@ -48,46 +48,23 @@ def _events(geometry: Geometry, name: str) -> dict[str, int]:
 
 
 def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
-    """place_in: inside the container's inner volume, on its bottom; place_on: on the target's top; lift: raised."""
+    """The task type's own success predicate (:data:`..tasks.TASKS`) on the video's last frame."""
+    return task_type(task["type"]).success(final_task_state(task, geometry, record))
+
+
+def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord) -> TaskState:
+    """The task's objects at the simulation's last frame; ``raised_m`` is the highest point over the run."""
     moved = task["object"]
-    final = record.positions[moved][-1]
+    positions = record.positions[moved]
     obj = next(o for o in geometry.objects if o.name == moved)
-    half = obj.fitted.shape.size[2] / 2
-    if task["type"] == "lift":
-        start = record.positions[moved][0]
-        peak = float(record.positions[moved][: record.frames, 2].max() - start[2])
-        return {"passed": peak > LIFT_MARGIN, "raised_m": round(peak, 4)}
-    target = next(o for o in geometry.objects if o.name == task["target"])
+    raised = float(positions[: record.frames, 2].max() - positions[0][2])
+    target = next((o for o in geometry.objects if o.name == task.get("target")), None)
+    if target is None:
+        return TaskState(positions[-1], obj.fitted.shape, raised)
     shape = target.fitted.shape
-    # A mug's axis is off its box centre, away from the handle.
     turn = Rotation.from_quat(record.quaternions[target.name][-1][[1, 2, 3, 0]]).as_matrix()
-    target_final = record.positions[target.name][-1] + turn @ shape.axis_offset()
-    bottom = target_final[2] - shape.size[2] / 2
-    radial = float(np.hypot(*(final[:2] - target_final[:2])))
-    height_above = float(final[2] - half - bottom)
-    if task["type"] == "place_in":
-        inner = shape.params.get("inner_radius", shape.size[0] / 2)
-        floor = shape.params.get("bottom_thickness", 0.0)
-        inside = radial < inner and height_above < shape.size[2]
-        # On the floor, or on a bowl's wall where it curves up under the object's edge.
-        surface = floor
-        if shape.is_container:
-            surface = shape.inner_height(min(radial + min(obj.fitted.shape.size[:2]) / 2, inner - 0.001))
-        resting = floor - 0.01 < height_above < surface + 0.01
-        return {
-            "passed": bool(inside and resting),
-            "radial_offset_m": round(radial, 4),
-            "inner_radius_m": round(inner, 4),
-            "height_above_bottom_m": round(height_above, 4),
-            "inside": bool(inside),
-            "resting_on_bottom": bool(resting),
-        }
-    on_top = abs(height_above - shape.size[2]) < 0.01 and radial < max(shape.size[:2]) / 2
-    return {
-        "passed": bool(on_top),
-        "radial_offset_m": round(radial, 4),
-        "height_above_bottom_m": round(height_above, 4),
-    }
+    axis = record.positions[target.name][-1] + turn @ shape.axis_offset()
+    return TaskState(positions[-1], obj.fitted.shape, raised, axis, shape)
 
 
 def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
@@ -98,7 +75,7 @@ def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict
         return {"passed": False, "reason": "no grasp keyframe"}
     if "release" in events:
         last = events["release"] - 1
-    elif task["type"] == "lift":  # a lift may hold the object to the end of the video
+    elif not task_type(task["type"]).releases:  # a lift may hold the object to the end of the video
         last = record.frames - 1
     else:
         return {"passed": False, "reason": "no release keyframe: the task needs the object let go"}

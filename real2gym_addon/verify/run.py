@@ -17,6 +17,7 @@ from ..errors import Real2GymError
 from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel, build_scene, objects_at_frame, write_mjcf
 from ..mjcf.gripper import GripperSpec
+from ..tasks import TASKS
 from .registry import CheckInputs, run_checks
 from .simulate import SimulationRecord, simulate, step_targets
 
@@ -165,7 +166,7 @@ a unit mistake."""
 
 def _check_trajectory(trajectory, task: dict, fps: float) -> None:
     if trajectory is None:
-        if task["type"] in ("place_in", "place_on", "lift"):
+        if task["type"] in TASKS:
             raise Real2GymError(
                 f"no gripper trajectory for the '{task['type']}' task of '{task['object']}'; "
                 "add trajectory.json or re-run the geometry stage, which synthesises one"

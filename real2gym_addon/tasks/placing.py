@@ -1,0 +1,73 @@
+"""Putting an object in a container (``place_in``) or on a support (``place_on``)."""
+
+from __future__ import annotations
+
+from .base import TaskState, TaskType
+
+ON_TOP_TOLERANCE = 0.01
+"""m: how far the underside of an object placed on a support may be from the support's top."""
+RESTING_TOLERANCE = 0.01
+"""m: how far an object placed in a container may float above (or sink below) the surface under it."""
+
+
+def inside_success(state: TaskState) -> dict:
+    """Inside the container's inner radius and below its rim, resting on its bottom (or on a bowl's wall
+    where it curves up under the object's edge)."""
+    shape, moved = state.target_shape, state.moved_shape
+    radial, height_above = state.radial_offset(), state.height_above_bottom()
+    inner = shape.params.get("inner_radius", shape.size[0] / 2)
+    floor = shape.params.get("bottom_thickness", 0.0)
+    inside = radial < inner and height_above < shape.size[2]
+    surface = floor
+    if shape.is_container:
+        surface = shape.inner_height(min(radial + min(moved.size[:2]) / 2, inner - 0.001))
+    resting = floor - RESTING_TOLERANCE < height_above < surface + RESTING_TOLERANCE
+    return {
+        "passed": bool(inside and resting),
+        "radial_offset_m": round(radial, 4),
+        "inner_radius_m": round(inner, 4),
+        "height_above_bottom_m": round(height_above, 4),
+        "inside": bool(inside),
+        "resting_on_bottom": bool(resting),
+    }
+
+
+def on_top_success(state: TaskState) -> dict:
+    """Resting on the support's top, within its footprint."""
+    shape = state.target_shape
+    radial, height_above = state.radial_offset(), state.height_above_bottom()
+    on_top = abs(height_above - shape.size[2]) < ON_TOP_TOLERANCE and radial < max(shape.size[:2]) / 2
+    return {
+        "passed": bool(on_top),
+        "radial_offset_m": round(radial, 4),
+        "height_above_bottom_m": round(height_above, 4),
+    }
+
+
+def _target_fields(target: dict | None) -> dict:
+    if target is None:
+        return {}
+    params = target.get("params", {})
+    return {"target": target["name"], "target_size": target["size"],
+            "inner_radius": params.get("inner_radius", target["size"][0] / 2),
+            "bottom_thickness": params.get("bottom_thickness", 0.0)}  # fmt: skip
+
+
+PLACE_IN = TaskType(
+    name="place_in",
+    summary="the object ends inside the container's inner volume, resting on its bottom",
+    needs_target=True,
+    releases=True,
+    keyframes=("grasp", "lift", "release"),
+    success=inside_success,
+    task_json=_target_fields,
+)
+PLACE_ON = TaskType(
+    name="place_on",
+    summary="the object ends resting on the support's top, within its footprint",
+    needs_target=True,
+    releases=True,
+    keyframes=("grasp", "lift", "release"),
+    success=on_top_success,
+    task_json=_target_fields,
+)
