@@ -19,9 +19,11 @@ def register() -> None:
     import bpy
 
     from . import operators, panels, state
+    from .bridge import connect_state
     from .bridge.fixes import sync_with_undo
 
     state.register()
+    connect_state()
     for cls in [*operators.CLASSES, *panels.CLASSES]:
         bpy.utils.register_class(cls)
     for handlers in _handlers():

@@ -15,7 +15,7 @@ from pathlib import Path
 import bpy
 
 from ..real2gym_addon.errors import Real2GymError
-from ..real2gym_addon.fixes import keyframe_checks, silhouette_ious
+from ..real2gym_addon.fixes.review import keyframe_checks, silhouette_ious
 from ..real2gym_addon.report_check import read_report
 from .mask_review import show_mask_reviews
 

@@ -30,10 +30,10 @@ from pathlib import Path
 import bpy
 import numpy as np
 
-from ..real2gym_addon.compare import per_frame_errors
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
 from ..real2gym_addon.physics import physics_with
+from ..real2gym_addon.render import per_frame_errors
 from ..real2gym_addon.report_check import camera_from_report, read_report
 from ..real2gym_addon.verify.run import Verification, verify_scene
 from ..state.properties import ERROR_PROPERTY

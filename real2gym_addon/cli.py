@@ -21,7 +21,6 @@ import contextlib
 import datetime
 import errno
 import json
-import math
 import os
 import re
 import signal
@@ -32,6 +31,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .about import version_text
+from .cli_args import (
+    EXIT_CANCELLED,
+    EXIT_INTERNAL_ERROR,
+    EXIT_NOT_VERIFIED,
+    EXIT_USER_ERROR,
+    EXIT_VERIFIED,
+    MAX_JOBS,
+    file_path,
+    folder_path,
+    number_in,
+    triple,
+    whole_in,
+)
+from .cli_variants import add_variant_commands
 from .errors import Cancelled, Real2GymError
 from .files import DISK_FULL_ERRNOS
 from .fixes.edits import (
@@ -51,12 +64,6 @@ from .progress import Progress
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 from .summary import check_figures
 
-EXIT_VERIFIED = 0
-EXIT_NOT_VERIFIED = 1
-EXIT_USER_ERROR = 2
-EXIT_INTERNAL_ERROR = 3
-EXIT_CANCELLED = 130
-MAX_JOBS = 64
 JSON_HELP = "print one JSON object (verdict, checks, paths) on stdout; the human lines go to stderr"
 ENVIRONMENT_ERRNOS = (
     *DISK_FULL_ERRNOS,
@@ -246,67 +253,6 @@ def json_result(command: str, code: int, out_dir: Path | str | None, error: str 
     return result
 
 
-def _number_in(low: float, high: float, what: str = "a number") -> Callable[[str], float]:
-    """An argparse type: a finite number in ``[low, high]``."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"wants {what}, got {text!r}") from None
-        if not math.isfinite(value) or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must lie between {low:g} and {high:g}, got {text}")
-        return value
-
-    return parse
-
-
-def _folder(text: str) -> str:
-    """An argparse type: a folder's path, never empty or blank (an empty path would mean the current folder)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("is empty; name a folder")
-    return text
-
-
-def _file(text: str) -> str:
-    """An argparse type: a file's path, never empty or blank."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("is empty; name a file")
-    return text
-
-
-def _whole_in(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in ``[low, high]``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"wants a whole number, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(
-                f"must be {low} or more, got {value}"
-                if high is None
-                else f"must be {low} to {high}, got {value}"
-            )
-        return value
-
-    return parse
-
-
-def _triple(low: float, high: float, what: str) -> Callable[[str], list[float]]:
-    """An argparse type: three comma-separated finite numbers in ``[low, high]``."""
-    number = _number_in(low, high)
-
-    def parse(text: str) -> list[float]:
-        parts = text.split(",")
-        if len(parts) != 3:
-            raise argparse.ArgumentTypeError(f"wants {what} as three comma-separated numbers, got {text!r}")
-        return [number(part) for part in parts]
-
-    return parse
-
-
 def _keyframe(text: str) -> tuple[str, int | None]:
     """An argparse type: ``EVENT=FRAME`` (``EVENT=`` or ``EVENT=none`` deletes the keyframe)."""
     event, sign, frame = text.partition("=")
@@ -316,7 +262,7 @@ def _keyframe(text: str) -> tuple[str, int | None]:
         )
     if frame in ("", "none"):
         return event, None
-    return event, _whole_in(0)(frame)
+    return event, whole_in(0)(frame)
 
 
 def _mass(text: str) -> tuple[str, float]:
@@ -324,7 +270,7 @@ def _mass(text: str) -> tuple[str, float]:
     name, sign, value = text.partition("=")
     if not sign or not name:
         raise argparse.ArgumentTypeError(f"wants NAME=KG, got {text!r}")
-    return name, _number_in(0.001, 1000.0, "a mass in kg")(value)
+    return name, number_in(0.001, 1000.0, "a mass in kg")(value)
 
 
 def _friction(text: str) -> tuple[str, float]:
@@ -332,7 +278,7 @@ def _friction(text: str) -> tuple[str, float]:
     name, sign, value = text.partition("=")
     if not sign or not name:
         raise argparse.ArgumentTypeError(f"wants NAME=FRICTION, got {text!r}")
-    return name, _number_in(*FRICTION_RANGE, "a sliding friction")(value)
+    return name, number_in(*FRICTION_RANGE, "a sliding friction")(value)
 
 
 def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
@@ -506,9 +452,11 @@ def _cmd_models_list(args: argparse.Namespace) -> int:
 
 def _add_common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
-        "demo_dir", type=_folder, help="the demo folder (video, camera.json, prompts.json ...)"
+        "demo_dir", type=folder_path, help="the demo folder (video, camera.json, prompts.json ...)"
     )
-    command.add_argument("--out", required=True, type=_folder, help="the output folder (created if missing)")
+    command.add_argument(
+        "--out", required=True, type=folder_path, help="the output folder (created if missing)"
+    )
     command.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -544,7 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="if the scene does not verify, apply the computed fix suggestions in turn",
     )
-    run.add_argument("--repair-rounds", type=_whole_in(1, 20), default=5, metavar="N",
+    run.add_argument("--repair-rounds", type=whole_in(1, 20), default=5, metavar="N",
                      help="at most N repair rounds (default 5)")  # fmt: skip
     run.add_argument("--depth-model", metavar="FOLDER",
                      help="for an RGB-only demo: a monocular metric depth model (a Hugging Face folder such as "
@@ -560,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     segment.set_defaults(handler=_cmd_run, no_blend=True)
     verify = commands.add_parser("verify", help="export and simulate a finished run again (after edits)")
-    verify.add_argument("out_dir", type=_folder, help="an output folder with report.json")
+    verify.add_argument("out_dir", type=folder_path, help="an output folder with report.json")
     verify.add_argument("--json", action="store_true", help=JSON_HELP)
     verify.add_argument(
         "--mass",
@@ -574,38 +522,38 @@ def build_parser() -> argparse.ArgumentParser:
                              "kept in report.json for later runs)")  # fmt: skip
     verify.set_defaults(handler=_cmd_verify)
     fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
-    fix.add_argument("out_dir", type=_folder, help="an output folder with report.json")
+    fix.add_argument("out_dir", type=folder_path, help="an output folder with report.json")
     fix.add_argument("--json", action="store_true", help=JSON_HELP)
     fix.add_argument("--object", help="the object to fix (its name in prompts.json)")
     scale_range = f"{SCALE_RANGE[0]:g} to {SCALE_RANGE[1]:g}"
-    fix.add_argument("--rim-scale", type=_number_in(*SCALE_RANGE), metavar="F",
+    fix.add_argument("--rim-scale", type=number_in(*SCALE_RANGE), metavar="F",
                      help=f"scale a container's radius, keeping bottom and walls ({scale_range})")  # fmt: skip
-    fix.add_argument("--scale", type=_triple(*SCALE_RANGE, "scale factors"), metavar="SX,SY,SZ",
+    fix.add_argument("--scale", type=triple(*SCALE_RANGE, "scale factors"), metavar="SX,SY,SZ",
                      help=f"scale about the object's base (each {scale_range})")  # fmt: skip
-    fix.add_argument("--offset", type=_triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
+    fix.add_argument("--offset", type=triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
                      help=f"move the object (world metres, each at most {MAX_OFFSET_M:g}) from --frame on")  # fmt: skip
     fix.add_argument(
         "--frame",
-        type=_whole_in(0),
+        type=whole_in(0),
         default=None,
         help="frame where --offset starts (default 0) or --release-opening starts (default: the release)",
     )
-    fix.add_argument("--blend", type=_whole_in(0), default=5,
+    fix.add_argument("--blend", type=whole_in(0), default=5,
                      help="frames over which --offset blends in (default 5)")  # fmt: skip
     fix.add_argument("--whole-motion", action="store_true", help="apply --offset to every frame")
     fix.add_argument(
         "--collision", choices=("primitives", "walls", "hull", "coacd"), help="replace the collision"
     )
-    fix.add_argument("--coacd-threshold", type=_number_in(*COACD_THRESHOLD_RANGE), default=0.05,
+    fix.add_argument("--coacd-threshold", type=number_in(*COACD_THRESHOLD_RANGE), default=0.05,
                      help="CoACD concavity threshold (0.01 to 1)")  # fmt: skip
-    fix.add_argument("--coacd-max-pieces", type=_whole_in(1, COACD_MAX_PIECES), default=16,
+    fix.add_argument("--coacd-max-pieces", type=whole_in(1, COACD_MAX_PIECES), default=16,
                      help=f"CoACD piece limit (1 to {COACD_MAX_PIECES})")  # fmt: skip
     fix.add_argument("--keyframe", type=_keyframe, metavar="EVENT=FRAME",
                      help="move (or add) a keyframe; EVENT= deletes it")  # fmt: skip
     fix.add_argument("--approach", choices=APPROACH_PHASES,
                      help="rebuild the hand's path into the grasp (grasp) or out of the release (release) "
                           "along its approach axis")  # fmt: skip
-    fix.add_argument("--release-opening", type=_number_in(0.001, MAX_OPENING), metavar="METRES",
+    fix.add_argument("--release-opening", type=number_in(0.001, MAX_OPENING), metavar="METRES",
                      help="open the fingers to at least this gap from the release (--frame) on")  # fmt: skip
     fix.add_argument("--at-most", action="store_true",
                      help="with --release-opening: open them to at most this gap instead")  # fmt: skip
@@ -618,38 +566,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fix.add_argument(
         "--repair-rounds",
-        type=_whole_in(1, 20),
+        type=whole_in(1, 20),
         default=5,
         metavar="N",
         help="at most N repair rounds (default 5)",
     )
     fix.add_argument("-q", "--quiet", action="store_true", help="no progress output")  # fmt: skip
     fix.add_argument(
-        "--apply-suggestion", type=_whole_in(1), metavar="N", help="apply suggestion N (see --suggest)"
+        "--apply-suggestion", type=whole_in(1), metavar="N", help="apply suggestion N (see --suggest)"
     )
     fix.add_argument(
-        "--from-report", metavar="PATH", type=_file, help="apply the fixes recorded in another run's report"
+        "--from-report",
+        metavar="PATH",
+        type=file_path,
+        help="apply the fixes recorded in another run's report",
     )
     fix.add_argument("--undo", action="store_true", help="undo the last fix")
     fix.add_argument("--no-verify", action="store_true", help="only change the scene, do not simulate")
     fix.set_defaults(handler=_cmd_fix)
     compare = commands.add_parser("compare", help="render real | reconstruction | simulation side by side")
-    compare.add_argument("out_dir", type=_folder, help="an output folder with report.json")
+    compare.add_argument("out_dir", type=folder_path, help="an output folder with report.json")
     compare.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     compare.set_defaults(handler=_cmd_compare)
     view = commands.add_parser("view", help="replay the simulated demo in MuJoCo's viewer (needs a display)")
-    view.add_argument("out_dir", type=_folder, help="an output folder with report.json and mjcf/scene.xml")
-    view.add_argument("--speed", type=_number_in(0.05, 20.0), default=1.0, metavar="X",
+    view.add_argument(
+        "out_dir", type=folder_path, help="an output folder with report.json and mjcf/scene.xml"
+    )
+    view.add_argument("--speed", type=number_in(0.05, 20.0), default=1.0, metavar="X",
                       help="playback speed (1 = the video's)")  # fmt: skip
     view.add_argument("--once", action="store_true", help="play once instead of looping")
-    view.add_argument("--seconds", type=_number_in(0.1, 86400.0), metavar="S", help="close after S seconds")
+    view.add_argument("--seconds", type=number_in(0.1, 86400.0), metavar="S", help="close after S seconds")
     view.set_defaults(handler=_cmd_view)
     batch = commands.add_parser("batch", help="run many demo folders in parallel processes")
-    batch.add_argument("demo_dirs", nargs="+", type=_folder, help="demo folders")
-    batch.add_argument("--out", required=True, type=_folder,
+    batch.add_argument("demo_dirs", nargs="+", type=folder_path, help="demo folders")
+    batch.add_argument("--out", required=True, type=folder_path,
                        help="output root (new, empty, or an earlier batch's with --force); a folder per demo")  # fmt: skip
     batch.add_argument("--force", action="store_true", help="replace an earlier batch in --out")
-    batch.add_argument("--jobs", type=_whole_in(1, MAX_JOBS), default=2,
+    batch.add_argument("--jobs", type=whole_in(1, MAX_JOBS), default=2,
                        help=f"parallel processes (1 to {MAX_JOBS}, default 2)")  # fmt: skip
     batch.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND, help="segmentation backend")
     batch.add_argument("--sam2-checkpoint", metavar="PATH")
@@ -670,8 +623,6 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.set_defaults(handler=_cmd_models_fetch)
     listing = actions.add_parser("list", help="list the models, their sizes and whether they are downloaded")
     listing.set_defaults(handler=_cmd_models_list)
-    from .cli_variants import add_variant_commands
-
     add_variant_commands(commands)
     return parser
 

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cli import EXIT_NOT_VERIFIED, MAX_JOBS, _file, _folder, _whole_in
+from .cli_args import EXIT_NOT_VERIFIED, MAX_JOBS, file_path, folder_path, whole_in
 from .errors import Real2GymError
 
 
@@ -18,18 +18,18 @@ def add_variant_commands(commands) -> None:
     """Adds ``vary`` and ``export-gym`` to the ``real2gym`` subcommands."""
     vary = commands.add_parser("vary", help="make verified variants of a verified run (poses, sizes, looks)")
     vary.add_argument(
-        "out_dir", type=_folder, help="a verified run's output folder; variants go to OUT_DIR/variants"
+        "out_dir", type=folder_path, help="a verified run's output folder; variants go to OUT_DIR/variants"
     )
-    vary.add_argument("--count", type=_whole_in(1, 100000), default=20, help="variants to draw (default 20)")
-    vary.add_argument("--seed", type=_whole_in(0), default=None,
+    vary.add_argument("--count", type=whole_in(1, 100000), default=20, help="variants to draw (default 20)")
+    vary.add_argument("--seed", type=whole_in(0), default=None,
                       help="the plan's seed (default 0, or the --plan file's)")  # fmt: skip
-    vary.add_argument("--jobs", type=_whole_in(1, MAX_JOBS), default=1,
+    vary.add_argument("--jobs", type=whole_in(1, MAX_JOBS), default=1,
                       help=f"parallel processes or Ray tasks (1 to {MAX_JOBS}, default 1)")  # fmt: skip
     vary.add_argument("--executor", choices=("local", "ray"), default="local",
                       help="local: a process pool on this machine; ray: Ray tasks (pip install 'ray[default]')")  # fmt: skip
     vary.add_argument("--ray-address", metavar="ADDR",
                       help="a Ray cluster (ray://HOST:10001 or auto); default $RAY_ADDRESS, else a local Ray")  # fmt: skip
-    vary.add_argument("--plan", metavar="PLAN.json", type=_file,
+    vary.add_argument("--plan", metavar="PLAN.json", type=file_path,
                       help="ranges and seed (the form of OUT_DIR/variants/plan.json)")  # fmt: skip
     vary.add_argument(
         "--no-render", action="store_true", help="no render per variant (summary.html without pictures)"
@@ -37,8 +37,8 @@ def add_variant_commands(commands) -> None:
     vary.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     vary.set_defaults(handler=_cmd_vary)
     gym = commands.add_parser("export-gym", help="write a verified scene as a Gymnasium environment folder")
-    gym.add_argument("out_dir", type=_folder, help="a verified run's output folder")
-    gym.add_argument("--to", required=True, metavar="DIR", type=_folder,
+    gym.add_argument("out_dir", type=folder_path, help="a verified run's output folder")
+    gym.add_argument("--to", required=True, metavar="DIR", type=folder_path,
                      help="the environment folder to write: new, empty, or one export-gym wrote (with --force)")  # fmt: skip
     gym.add_argument(
         "--force", action="store_true", help="replace an environment export-gym wrote into DIR before"

@@ -18,6 +18,7 @@ import numpy as np
 from .depth import check_depth_images
 from .errors import DemoFolderError, WarningLog
 from .json_files import read_json_file
+from .mesh_file import read_obj
 from .prompts import ObjectPrompt, Task, parse_prompts
 from .trajectory import MAX_POSITION, TrajectorySamples, read_trajectory
 from .video import Video, find_video, open_video
@@ -284,8 +285,6 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
         )
     objects, task = parse_prompts(prompts_data, video.frames, video.width, video.height, log)
     if any(prompt.mesh for prompt in objects):
-        from .geometry.user_mesh import read_obj  # the geometry package imports this module
-
         for prompt in objects:
             if prompt.mesh:  # a bad mesh file stops the run here, before the long segmentation
                 read_obj(folder, prompt.mesh, prompt.name)

@@ -19,8 +19,9 @@ from .demo import Camera
 from .errors import OutputError
 from .json_files import read_json_file
 from .names import check_object_name, clashing_names, inside
-from .scene import REPORT_VERSION
 
+REPORT_VERSION = 1
+"""The version of report.json this real2gym writes and reads (docs/data-contract.md)."""
 REPORT_NAME = "report.json"
 """A run's report in its output folder."""
 

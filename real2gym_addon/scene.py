@@ -17,8 +17,7 @@ import numpy as np
 from .demo import Camera, Demo
 from .geometry.camera import inverse_poses
 from .geometry.stage import Geometry
-
-REPORT_VERSION = 1
+from .report_check import REPORT_VERSION, video_source
 
 
 @dataclasses.dataclass
@@ -103,8 +102,6 @@ class SceneDescription:
         Raises:
             OutputError: The report's video is missing or not a video (``report_check.video_source``).
         """
-        from .report_check import video_source
-
         source = video_source(report)
         video, camera = report["video"], report["camera"]
         world = (

@@ -66,7 +66,7 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
         model: The compiled MuJoCo model the record comes from.
         record: The simulation's record.
     """
-    from .compare import _checks_line, _compose, _reconstruction_qpos, _render, _renderer
+    from .render import checks_line, compose, offscreen_renderer, reconstruction_qpos, render_state
     from .report_check import camera_from_report, video_source
     from .video import open_video
 
@@ -78,9 +78,9 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
     name_map = (report.get("verification") or {}).get("name_map") or {
         o.name: o.name for o in geometry.objects
     }
-    reconstruction = _reconstruction_qpos(model, name_map, geometry, record)
-    checks = _checks_line(report.get("verification"))
-    renderer = _renderer(model, camera.width, camera.height)
+    reconstruction = reconstruction_qpos(model, name_map, geometry, record)
+    checks = checks_line(report.get("verification"))
+    renderer = offscreen_renderer(model, camera.width, camera.height)
     rows = []
     try:
         for keyframe in keyframes:
@@ -88,9 +88,9 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
             if record.diverged_frame is not None and frame >= record.diverged_frame:
                 break
             view = None if geometry.camera_frames is None else geometry.camera_frames[frame]
-            panels = [video.read_frame(frame), _render(renderer, model, reconstruction[frame], view),
-                      _render(renderer, model, record.qpos[frame], view)]  # fmt: skip
-            image = _compose(panels, ["real", "reconstruction (MuJoCo render)", "MuJoCo simulation"], frame,
+            panels = [video.read_frame(frame), render_state(renderer, model, reconstruction[frame], view),
+                      render_state(renderer, model, record.qpos[frame], view)]  # fmt: skip
+            image = compose(panels, ["real", "reconstruction (MuJoCo render)", "MuJoCo simulation"], frame,
                              keyframe["event"], checks)  # fmt: skip
             rows.append((f"{keyframe['event']} of {keyframe.get('object', '?')}, frame {frame}", image))
     finally:
@@ -100,13 +100,14 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
 
 def error_plot(report: dict, geometry, record, folder: Path) -> Path | None:
     """Writes the error-over-time plot into ``folder`` (as compare's ``errors.png``) and returns its path."""
-    from .compare import _error_plot, per_frame_errors
+    from .render import error_plot as draw_error_plot
+    from .render import per_frame_errors
 
     errors = per_frame_errors(geometry, record)
     if not errors:
         return None
     path = folder / "errors.png"
-    _error_plot(path, errors, report.get("keyframes") or [], report["video"]["fps"])
+    draw_error_plot(path, errors, report.get("keyframes") or [], report["video"]["fps"])
     return path
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bpy
 
 from ..real2gym_addon.fixes.collision import COACD_TIME_LIMIT_S, COLLISION_MODES
+from .hooks import scene_update
 
 _COLLISION_LABELS = {
     "primitives": ("Primitives", "The shape's own boxes and cylinders (a cup: bottom disc and wall boxes)"),
@@ -28,9 +29,7 @@ _EVENT_ITEMS = [(e, e.title(), f"A {e} keyframe") for e in EVENTS]
 
 
 def _keyframe_selected(state, context) -> None:
-    from ..bridge.review import select_keyframe  # at call time: the bridge imports this package
-
-    select_keyframe(state.id_data, state.active_keyframe_index)
+    scene_update("keyframe_selected", state.id_data, state.active_keyframe_index)
 
 
 class REAL2GYM_PG_keyframe(bpy.types.PropertyGroup):

@@ -6,7 +6,7 @@ objects the pipeline made and what they stand for. Saved with the .blend, so a
 processed file reopens with its settings. ``scene.real2gym.fixes`` is the fixing
 state (:mod:`.fix_properties`), ``scene.real2gym.variants`` the Variants
 panel's (:mod:`.variants`). The update callbacks show what a toggle changes
-through the bridge, imported when they run (the bridge imports this package).
+through the functions the bridge lends (:mod:`.hooks`); this package never imports the bridge.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ..real2gym_addon.prompts import ROLES, SHAPES
 from ..real2gym_addon.segmentation.backends import DEFAULT_BACKEND, SEGMENTATION_BACKENDS
 from ..real2gym_addon.segmentation.overlay import PALETTE
 from .fix_properties import REAL2GYM_PG_fixes
+from .hooks import scene_update
 from .variants import REAL2GYM_PG_variants
 
 _BACKEND_ITEMS = [(b.name, b.label, b.description) for b in SEGMENTATION_BACKENDS.values()]
@@ -33,15 +34,11 @@ ERROR_PROPERTY = "real2gym_error_m"
 
 
 def _show_mask_changed(prompt, context) -> None:
-    from ..bridge.overlays import set_overlay_visible
-
-    set_overlay_visible(prompt.id_data, prompt.name, prompt.show_mask)
+    scene_update("overlay_visible", prompt.id_data, prompt.name, prompt.show_mask)
 
 
 def _show_collision_changed(state, context) -> None:
-    from ..bridge.reconstruction import set_collision_visible
-
-    set_collision_visible(state.id_data, state.show_collision)
+    scene_update("collision_visible", state.id_data, state.show_collision)
 
 
 class REAL2GYM_PG_marker(bpy.types.PropertyGroup):

@@ -13,26 +13,30 @@ warning.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import cv2
 import numpy as np
-from scipy.optimize import minimize
 
 from ..demo import Camera
-from .camera import invert, pose_matrix, yaw_rotation
-from .distance import surface_distance
+from .camera import invert, yaw_rotation
+from .fit_base import (
+    FittedObject,
+    RestView,
+    _all_points,
+    _camera_centre,
+    _depth_error,
+    _restarted_minimize,
+    _sample,
+    _silhouette_error,
+)
 from .shapes import Shape
-from .silhouette import silhouette_ious, silhouette_polygon
+from .user_mesh import fit_user_mesh
 
 BAD_FIT = 0.25
 """Silhouette error (1 - IoU) above which a fit is rejected."""
 PROFILE_GAIN = 0.01
 """How much lower a bowl's silhouette error must be than a straight cup's for ``auto`` to choose it."""
-DEPTH_WEIGHT = 0.1
-"""Weight of the depth points' mean distance to a profiled shape (capped at DEPTH_CAP, as a fraction of it)."""
-DEPTH_CAP = 0.01
 PLATE_HEIGHT = 0.2
 """A solid round object lower than this fraction of its diameter is a plate (for ``auto``)."""
 HOLLOW_DEPTH = 0.015
@@ -60,97 +64,6 @@ TAPERED = 0.1
 (``auto``)."""
 STRAIGHT_WALL = 0.03
 """A cup whose base radius is within this fraction of its rim radius is kept straight."""
-
-
-@dataclasses.dataclass
-class RestView:
-    """One frame on which the object rests, for fitting.
-
-    Attributes:
-        mask: ``HxW`` bool silhouette (visible part).
-        points_world: ``Nx3`` masked depth points in the world frame (metres); may be empty.
-        camera_from_world: 4x4.
-        from_depth: The points are depth readings (False: a rough guess from the
-            silhouette, which seeds the fit but is not fitted to).
-    """
-
-    mask: np.ndarray
-    points_world: np.ndarray
-    camera_from_world: np.ndarray
-    from_depth: bool = True
-
-
-@dataclasses.dataclass
-class FittedObject:
-    """A shape and its resting pose in the world frame.
-
-    Attributes:
-        shape: The fitted shape.
-        position: Centre of the bounding box, world frame (m), (3,).
-        yaw: Rotation about world z (radians).
-    """
-
-    shape: Shape
-    position: np.ndarray
-    yaw: float
-
-    def world_from_object(self) -> np.ndarray:
-        """4x4 pose of the object in the world."""
-        return pose_matrix(self.position, yaw_rotation(self.yaw))
-
-
-def _silhouette_error(shape: Shape, position, yaw, views: list[RestView], camera: Camera) -> float:
-    """Mean 1 - IoU over the views; views from one camera pose share one projected outline."""
-    world_from_object = pose_matrix(np.asarray(position), yaw_rotation(yaw))
-    errors = []
-    for camera_from_world, masks in _views_by_pose(views):
-        polygon = silhouette_polygon(shape, camera_from_world @ world_from_object, camera)
-        errors += [1.0 - iou for iou in silhouette_ious(polygon, masks)]
-    return float(np.mean(errors))
-
-
-def _views_by_pose(views: list[RestView]) -> list[tuple[np.ndarray, list[np.ndarray]]]:
-    groups: dict[bytes, tuple[np.ndarray, list[np.ndarray]]] = {}
-    for view in views:
-        key = np.asarray(view.camera_from_world, float).tobytes()
-        groups.setdefault(key, (view.camera_from_world, []))[1].append(view.mask)
-    return list(groups.values())
-
-
-def _sample(views: list[RestView], points: np.ndarray, count: int = 600) -> np.ndarray:
-    """A fixed random subset of the depth points, for a fit's depth term (none without depth)."""
-    if not all(v.from_depth for v in views):
-        return np.zeros((0, 3))
-    if len(points) <= count:
-        return points
-    return points[np.random.default_rng(0).choice(len(points), count, replace=False)]
-
-
-def _depth_error(shape: Shape, position: np.ndarray, yaw: float, points: np.ndarray) -> float:
-    """The depth points' mean distance to the posed shape's surface, capped, weighted to add to a silhouette error.
-
-    The silhouettes of one view trade an object's depth against its height; the
-    points on its top and sides settle that.
-    """
-    if not len(points):
-        return 0.0
-    c, s = math.cos(yaw), math.sin(yaw)
-    offset = points - position
-    local = np.c_[c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1], offset[:, 2]]
-    gap = np.minimum(np.abs(surface_distance(shape, local)), DEPTH_CAP)
-    return DEPTH_WEIGHT * float(gap.mean()) / DEPTH_CAP
-
-
-def _all_points(views: list[RestView]) -> np.ndarray:
-    points = [v.points_world for v in views if len(v.points_world)]
-    if not points:
-        return np.zeros((0, 3))
-    cloud = np.concatenate(points)
-    return cloud[cloud[:, 2] > 0.003]  # drop the table around the object
-
-
-def _camera_centre(views: list[RestView]) -> np.ndarray:
-    return invert(views[0].camera_from_world)[:3, 3]
 
 
 def _box_guess(points: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float, float]]:
@@ -215,22 +128,6 @@ def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
         size = (size[1], size[0], size[2])
     shape = Shape("box", size, fit_error=float(result.fun))
     return FittedObject(shape, np.array([x[0], x[1], size[2] / 2]), yaw)
-
-
-def _restarted_minimize(loss, start: np.ndarray, maxiter: int, restarts: int = 2):
-    """Nelder-Mead, started again from its answer with a fresh simplex until that stops helping.
-
-    A simplex can collapse along the valley where an object's depth trades
-    against its height and stop short of the minimum; a restart opens it again.
-    """
-    options = {"xatol": 2e-4, "fatol": 1e-4, "maxiter": maxiter}
-    result = minimize(loss, start, method="Nelder-Mead", options=options)
-    for _ in range(restarts):
-        again = minimize(loss, result.x, method="Nelder-Mead", options=options)
-        if again.fun > result.fun - 1e-4:
-            break
-        result = again
-    return result
 
 
 def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float, float, float, float, bool]:
@@ -577,15 +474,13 @@ def fit_shape(
         views: Frames on which the object rests, with masks and depth points.
         camera: Intrinsics.
         mesh: For ``mesh``: the prompt's mesh file as ``(vertices, faces)``
-            (:func:`.user_mesh.read_obj`), scaled and posed to the views; None
+            (:func:`..mesh_file.read_obj`), scaled and posed to the views; None
             makes a hull of the depth points closed down to the table.
 
     Returns:
         The fit, and a warning message when the hint did not fit (None otherwise).
     """
     if hint == "mesh" and mesh is not None:
-        from .user_mesh import fit_user_mesh
-
         return fit_user_mesh(*mesh, views, camera), None
     if hint == "mesh":
         return fit_mesh(views), None

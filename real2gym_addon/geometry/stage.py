@@ -17,6 +17,7 @@ from scipy.spatial.transform import Rotation
 from ..demo import Demo
 from ..depth import read_depth
 from ..errors import DemoFolderError, WarningLog
+from ..mesh_file import read_obj
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from .camera import (
@@ -41,7 +42,6 @@ from .motion import Motion, settle_hidden_tail, standing_centre, track
 from .no_depth import pseudo_points, track_silhouettes
 from .silhouette import silhouette_iou, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
-from .user_mesh import read_obj
 
 REST_VIEWS = 6
 FULL_VIEW = 0.85

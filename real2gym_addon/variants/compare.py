@@ -114,17 +114,17 @@ def changes_text(params: dict | None) -> str:
 
 def _first_and_last(verification: Verification, width: int, height: int) -> list[tuple[int, np.ndarray]]:
     """The first and last simulated frames from the video camera, ``(frame, HxWx3 BGR)``."""
-    from ..compare import _render, _renderer
+    from ..render import offscreen_renderer, render_state
 
     record, geometry = verification.record, verification.geometry
     last = (record.frames if record.diverged_frame is None else record.diverged_frame) - 1
     model = verification.scene.model
-    renderer = _renderer(model, width, height)
+    renderer = offscreen_renderer(model, width, height)
     try:
         images = []
         for frame in (0, max(last, 0)):
             view = None if geometry.camera_frames is None else geometry.camera_frames[frame]
-            images.append((frame, _render(renderer, model, record.qpos[frame], view)))
+            images.append((frame, render_state(renderer, model, record.qpos[frame], view)))
         return images
     finally:
         renderer.close()
@@ -133,12 +133,12 @@ def _first_and_last(verification: Verification, width: int, height: int) -> list
 def _tile(image: np.ndarray, lines: list[str]) -> np.ndarray:
     import cv2
 
-    from ..compare import _label
+    from ..render import label
 
     scale = TILE_WIDTH / image.shape[1]
     tile = cv2.resize(image, (TILE_WIDTH, int(round(image.shape[0] * scale))), interpolation=cv2.INTER_AREA)
     for row, line in enumerate(lines):
-        _label(tile, line, row)
+        label(tile, line, row)
     return tile
 
 

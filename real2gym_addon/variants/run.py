@@ -407,19 +407,19 @@ def _render_start(folder: Path, base: BaseScene, geometry: Geometry, verificatio
     """Renders the variant's first frame from the video camera into ``render.png``; None where nothing renders."""
     import cv2
 
-    from ..compare import _render, _renderer
+    from ..render import offscreen_renderer, render_state
 
     model = verification.scene.model if isinstance(verification, Verification) else verification.model
     try:  # at the thumbnail's size: the camera's view is the same, the pixels a quarter
         width = min(THUMBNAIL_WIDTH, base.camera.width)
         height = int(round(base.camera.height * width / base.camera.width))
-        renderer = _renderer(model, width, height)
+        renderer = offscreen_renderer(model, width, height)
         try:
             import mujoco
 
             data = mujoco.MjData(model)
             mujoco.mj_resetData(model, data)
-            image = _render(renderer, model, data.qpos.copy())
+            image = render_state(renderer, model, data.qpos.copy())
         finally:
             renderer.close()
     except Exception:  # noqa: BLE001 - a machine without OpenGL gets no thumbnail, the summary says so

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from ..fixes import suggest as suggestions
+from ..fixes import rules as suggestions
 from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel
 from . import checks

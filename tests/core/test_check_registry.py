@@ -16,7 +16,8 @@ from types import SimpleNamespace
 import pytest
 
 from real2gym.real2gym_addon.errors import SegmentationError
-from real2gym.real2gym_addon.fixes import keyframe_checks, suggest_fixes
+from real2gym.real2gym_addon.fixes.review import keyframe_checks
+from real2gym.real2gym_addon.fixes.suggest import suggest_fixes
 from real2gym.real2gym_addon.segmentation import backends
 from real2gym.real2gym_addon.summary import render_summary
 from real2gym.real2gym_addon.verify import registry

@@ -141,7 +141,7 @@ def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> N
 
 def test_error_plot_without_matplotlib(tmp_path: Path) -> None:
     """Blender's own Python has no matplotlib: the plot is drawn with OpenCV instead."""
-    from real2gym.real2gym_addon.compare import _error_plot_opencv
+    from real2gym.real2gym_addon.render import _error_plot_opencv
 
     errors = {"block": np.linspace(0, 0.02, 150), "cup": np.full(150, 0.001)}
     _error_plot_opencv(tmp_path / "errors.png", errors, [{"frame": 52, "event": "grasp"}], 30.0)

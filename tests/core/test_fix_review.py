@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from real2gym.real2gym_addon.cli import main
-from real2gym.real2gym_addon.fixes import FixError, apply_fix, keyframe_checks, silhouette_ious
+from real2gym.real2gym_addon.fixes import FixError, apply_fix
+from real2gym.real2gym_addon.fixes.review import keyframe_checks, silhouette_ious
 from real2gym.real2gym_addon.report_check import read_report
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"

@@ -24,7 +24,7 @@ from real2gym.real2gym_addon.errors import DemoFolderError  # noqa: E402
 from real2gym.real2gym_addon.geometry.fit import fit_shape  # noqa: E402
 from real2gym.real2gym_addon.geometry.motion import surface_distance  # noqa: E402
 from real2gym.real2gym_addon.geometry.shapes import Shape  # noqa: E402
-from real2gym.real2gym_addon.geometry.user_mesh import read_obj  # noqa: E402
+from real2gym.real2gym_addon.mesh_file import read_obj  # noqa: E402
 from real2gym.real2gym_addon.mjcf.export import SceneObject, build_scene  # noqa: E402
 from real2gym.real2gym_addon.prompts import parse_object  # noqa: E402
 

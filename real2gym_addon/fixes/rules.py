@@ -1,0 +1,218 @@
+"""The suggestion rules: what to change after a failed check, computed from its figures.
+
+Nothing here knows a particular scene: each rule reads the failed check's
+figures and the objects' sizes and says what to change, by how much, and at
+which keyframe, with the fix ready to apply (:func:`..edits.apply_fix`). A rule
+is the ``suggest`` of its check's entry in :data:`~..verify.registry.CHECKS`;
+its docstring's first sentence is what docs/checks.md says it suggests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..geometry.shapes import Shape
+from ..mjcf.gripper import MAX_OPENING
+from .edits import find_object, keyframe_frame
+
+CLEARANCE = 0.004
+"""Room (m) left around an object that must pass through an opening."""
+RELEASE_ROOM = 0.01
+"""Metres past the simulated grip a widened release opens the fingers to (5 mm each side)."""
+LATE_RELEASE_S = 0.3
+"""Fingers letting go this little before the release keyframe: the keyframe is late, not the grasp weak."""
+
+
+def _release_opening(release_check: dict, release: int | None) -> tuple[float, int | None]:
+    """The finger gap a changed release opens to (the simulated grip plus :data:`RELEASE_ROOM`, within
+    the gripper's reach) and the frame it starts at."""
+    width = round(min(MAX_OPENING, release_check["held_gap_m"] + RELEASE_ROOM), 4)
+    return width, release_check.get("release_frame", release)
+
+
+def _half_diagonal(shape: Shape) -> float:
+    return float(np.hypot(shape.size[0], shape.size[1]) / 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class SuggestionContext:
+    """What the suggestion rules read: the report, its verdicts, and the task's objects and keyframes.
+
+    Attributes:
+        report: The run's report.json content.
+        checks: Check name -> its result (``verification.checks``).
+        failing: The names of the failed checks.
+        moved_name: The task's moved object.
+        target_name: The task's target, or None.
+        moved: The moved object's shape.
+        target_entry: The target's report entry, or None.
+        target: The target's shape, or None.
+        release: The moved object's release keyframe's frame, or None.
+        contact: Its contact keyframe's frame, or None.
+    """
+
+    report: dict
+    checks: dict[str, dict]
+    failing: set[str]
+    moved_name: str
+    target_name: str | None
+    moved: Shape
+    target_entry: dict | None
+    target: Shape | None
+    release: int | None
+    contact: int | None
+
+
+def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Bring the hand in from above, or take it straight up and away (`approach`); fingers that catch a
+    container's walls open less (`release_opening`)."""
+    report, checks, failing = context.report, context.checks, context.failing
+    moved_name, target_name, target = context.moved_name, context.target_name, context.target
+    suggestions = []
+    hand = checks.get("hand_clearance", {})
+    release_check = checks.get("release_clearance", {})
+    inside_target = (
+        hand.get("phase") == "retreat" and hand.get("object") == target_name and target is not None
+        and target.is_container and "held_gap_m" in release_check
+    )  # fmt: skip
+    if "hand_clearance" in failing and report.get("gripper") and inside_target:
+        # Opening wide inside a narrow container presses the pads into its walls: it leaves with the hand.
+        width, frame = _release_opening(release_check, context.release)
+        suggestions.append({
+            "text": f"the fingers open inside the {target_name} and catch its walls, which leave with the hand "
+                    f"(frame {hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): open them only to "
+                    f"{width * 1000:.0f} mm from frame {frame}?",
+            "check": "hand_clearance", "frame": frame,
+            "fix": {"kind": "release_opening", "object": moved_name, "width_m": width, "frame": frame,
+                    "limit": True},
+        })  # fmt: skip
+    if "hand_clearance" in failing and report.get("gripper") and hand.get("phase") in ("approach", "retreat"):
+        # The hand knocking an object explains the failures downstream of it: this comes first.
+        coming = hand["phase"] == "approach"
+        how = (
+            f"bring the hand in above the {moved_name} and straight down onto the grasp"
+            if coming
+            else "let the fingers open, then take the hand straight up and away"
+        )
+        suggestions.append({
+            "text": f"the gripper knocks the {hand['object']} on its way {'in' if coming else 'out'} (frame "
+                    f"{hand['frame']}): it moves {hand['moved_m'] * 1000:.0f} mm more than the video shows; {how}?",
+            "check": "hand_clearance", "frame": hand["frame"],
+            "fix": {"kind": "approach", "object": moved_name, "phase": "grasp" if coming else "release"},
+        })  # fmt: skip
+    return suggestions
+
+
+def container_opening(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Replace a container's closing hull with wall pieces (`collision`), or widen a rim narrower than the
+    object (`radius_scale`)."""
+    checks, failing = context.checks, context.failing
+    moved_name, target_name, target = context.moved_name, context.target_name, context.target
+    contact, release = context.contact, context.release
+    if target is None or not target.is_container or not failing & {"task_success", "penetration"}:
+        return []
+    if target.collision == "hull" or (context.target_entry.get("opening_probe") or {}).get("passed") is False:
+        return [{
+            "text": f"the {target_name}'s collision is one convex hull, which closes its opening: "
+                    f"replace it with wall pieces that keep the cavity open",
+            "check": "task_success", "frame": contact or release,
+            "fix": {"kind": "collision", "object": target_name, "mode": "walls"},
+        }]  # fmt: skip
+    inner = target.params.get("inner_radius", target.size[0] / 2)
+    needed = _half_diagonal(context.moved) + CLEARANCE
+    if needed <= inner:
+        return []
+    factor = round(needed / inner, 3)
+    where = checks.get("penetration", {})
+    frame = where.get("frame", contact or release) if "penetration" in failing else contact or release
+    symptom = (
+        f"penetration {where.get('max_m', 0.0) * 1000:.0f} mm between {moved_name} and {target_name} at frame {frame}"
+        if "penetration" in failing
+        else f"the {moved_name} does not get into the {target_name} (release at frame {release})"
+    )
+    return [{
+        "text": f"{symptom}: the {target_name}'s inner radius is {(needed - CLEARANCE - inner) * 1000:.0f} mm "
+                f"smaller than the {moved_name}'s half-diagonal; scale its rim by {factor}?",
+        "check": "task_success" if "task_success" in failing else "penetration", "frame": frame,
+        "fix": {"kind": "radius_scale", "object": target_name, "factor": factor},
+    }]  # fmt: skip
+
+
+def start_above_support(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move an object that starts inside its support up by its depth (`offset`), where nothing suggested
+    before explains the penetration."""
+    penetration = context.checks.get("penetration", {})
+    if "penetration" not in context.failing or penetration.get("frame") != 0 or made:
+        return []
+    name = penetration.get("object", context.moved_name)
+    depth = penetration.get("max_m", 0.0)
+    return [{
+        "text": f"'{name}' starts {depth * 1000:.1f} mm inside its support: move it up by that much",
+        "check": "penetration", "frame": 0,
+        "fix": {"kind": "offset", "object": name, "delta": [0.0, 0.0, round(depth + 0.0005, 4)], "frame": None},
+    }]  # fmt: skip
+
+
+def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move the object's resting pose to where the gripper closes (`offset`), or the grasp or release
+    keyframe to where the fingers hold (`keyframe`)."""
+    report, moved_name, release = context.report, context.moved_name, context.release
+    grasp = context.checks.get("grasp_held", {})
+    grasp_frame = keyframe_frame(report, "grasp", moved_name)
+    gripper = report.get("gripper")
+    if "grasp_held" not in context.failing or grasp_frame is None or not gripper:
+        return []
+    entry = find_object(report, moved_name)
+    # The simulation starts the object where it rests on frame 0 and the hand closes where the
+    # recording (or the synthesised path) puts it: the resting pose is what must meet the hand.
+    object_at = np.array(entry["frames"][0]["position_world"])
+    gripper_at = np.array(gripper["frames"][grasp_frame]["position_world"])
+    miss = gripper_at[:2] - object_at[:2]
+    lost = grasp.get("first_frame_without_contact")
+    if np.linalg.norm(miss) > 0.005:
+        return [{
+            "text": f"the {moved_name} rests {np.linalg.norm(miss) * 100:.1f} cm from where the gripper closes "
+                    f"(frame {grasp_frame}); move its resting pose there, up to the grasp?",
+            "check": "grasp_held", "frame": grasp_frame,
+            "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
+                    round(float(miss[1]), 4), 0.0], "frame": grasp_frame, "until": True},
+        }]  # fmt: skip
+    if (
+        lost is not None
+        and release is not None
+        and lost >= release - round(LATE_RELEASE_S * report["video"]["fps"])
+    ):
+        # Held all the way, but let go a few frames before the release keyframe: the keyframe is late.
+        earlier = max(grasp_frame + 1, lost - 1)
+        return [{
+            "text": f"the fingers hold the {moved_name} until frame {lost}, "
+                    f"just before the release keyframe (frame {release}); move the release to frame {earlier}?",
+            "check": "grasp_held", "frame": release,
+            "fix": {"kind": "keyframe", "object": moved_name, "event": "release", "frame": earlier},
+        }]  # fmt: skip
+    if lost is not None and lost <= grasp_frame + 3:
+        later = grasp_frame + 3
+        return [{
+            "text": f"the fingers touch the {moved_name} only after the grasp keyframe (frame {grasp_frame}); "
+                    f"move the grasp to frame {later}?",
+            "check": "grasp_held", "frame": grasp_frame,
+            "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
+        }]  # fmt: skip
+    return []
+
+
+def wider_release(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Open the fingers at the release to the held gap plus 1 cm (`release_opening`)."""
+    release_check = context.checks.get("release_clearance", {})
+    if "release_clearance" not in context.failing or "held_gap_m" not in release_check:
+        return []
+    width, frame = _release_opening(release_check, context.release)
+    return [{
+        "text": f"the recorded release opens the fingers to {release_check['recorded_gap_m'] * 1000:.1f} mm, "
+                f"but the simulated {context.moved_name} sits {release_check['held_gap_m'] * 1000:.1f} mm wide "
+                f"between the pads and stays held; widen the release to {width * 1000:.0f} mm from frame {frame}?",
+        "check": "release_clearance", "frame": frame,
+        "fix": {"kind": "release_opening", "object": context.moved_name, "width_m": width, "frame": frame},
+    }]  # fmt: skip

@@ -1,0 +1,174 @@
+"""Pictures of a run: MuJoCo renders from the video camera, labelled tiles, composed rows, plots.
+
+The one place that draws: ``summary`` (summary.html), ``compare`` (the side-by-side video)
+and ``variants`` (a variant's render and its comparison with the demo) all use these and
+nothing of each other. Images are ``HxWx3`` uint8 BGR (OpenCV's order).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from .errors import Real2GymError
+from .mjcf.export import mujoco_camera_quat
+
+
+def offscreen_renderer(model, width: int, height: int):
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    import mujoco
+
+    try:
+        return mujoco.Renderer(model, height, width)
+    except Exception as e:  # no OpenGL: EGL/OSMesa missing
+        raise Real2GymError(
+            f"MuJoCo cannot render here ({e}); install EGL (Debian: libegl1 libgl1-mesa-dri) or set MUJOCO_GL"
+        ) from e
+
+
+def render_state(
+    renderer, model, qpos: np.ndarray, world_from_camera: np.ndarray | None = None
+) -> np.ndarray:
+    """Renders a state from the video camera; ``world_from_camera`` moves it there first (a camera that moves)."""
+    import mujoco
+
+    if world_from_camera is not None:
+        index = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "video")
+        model.cam_pos[index] = world_from_camera[:3, 3]
+        model.cam_quat[index] = mujoco_camera_quat(world_from_camera)
+    data = mujoco.MjData(model)
+    data.qpos[:] = qpos
+    mujoco.mj_forward(model, data)
+    renderer.update_scene(data, camera="video")
+    return cv2.cvtColor(renderer.render(), cv2.COLOR_RGB2BGR)
+
+
+def label(image: np.ndarray, text: str, row: int = 0, colour=(255, 255, 255)) -> None:
+    y = 18 + 18 * row
+    cv2.putText(image, text, (6, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+    cv2.putText(image, text, (6, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+
+
+def events_near(keyframes: list[dict], frame: int, window: int = 3) -> str:
+    return ", ".join(f"{k['event']} {k['object']}" for k in keyframes if abs(k["frame"] - frame) <= window)
+
+
+def checks_line(verification: dict | None) -> tuple[str, tuple[int, int, int]]:
+    if not verification:
+        return "not verified", (200, 200, 200)
+    failed = [k for k, v in verification["checks"].items() if not v["passed"]]
+    if not failed:
+        return "verified: all checks passed", (120, 230, 120)
+    return "FAILED: " + ", ".join(failed), (90, 90, 255)
+
+
+def compose(tiles: list[np.ndarray], titles: list[str], frame: int, events: str, checks) -> np.ndarray:
+    scaled = []
+    for tile, title in zip(tiles, titles, strict=True):
+        small = cv2.resize(tile, (tile.shape[1] // 2, tile.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        label(small, title)
+        label(small, f"frame {frame}", 1)
+        if events:
+            label(small, events, 2, (80, 220, 255))
+        scaled.append(small)
+    row = np.concatenate(scaled, axis=1)
+    band = np.zeros((26, row.shape[1], 3), np.uint8)
+    cv2.putText(band, checks[0], (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, checks[1], 1, cv2.LINE_AA)
+    return np.concatenate([row, band], axis=0)
+
+
+def error_plot(path: Path, errors: dict[str, np.ndarray], keyframes: list[dict], fps: float) -> None:
+    try:
+        import matplotlib
+    except ImportError:  # Blender's own Python has no matplotlib: draw the same plot with OpenCV
+        _error_plot_opencv(path, errors, keyframes, fps)
+        return
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 3.2), dpi=100)
+    for name, values in errors.items():
+        axes.plot(np.arange(len(values)), values * 100, label=name)
+    for keyframe in keyframes:
+        axes.axvline(keyframe["frame"], color="grey", linestyle=":", linewidth=1)
+        axes.text(
+            keyframe["frame"], axes.get_ylim()[1] * 0.95, keyframe["event"], rotation=90, fontsize=7, va="top"
+        )
+    axes.set_xlabel(f"video frame ({fps:g} fps)")
+    axes.set_ylabel("sim vs video (cm)")
+    axes.set_title("Distance between simulated and video-derived object positions")
+    axes.legend(loc="upper left", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+_PLOT_COLOURS = [(180, 119, 31), (14, 127, 255), (44, 160, 44), (40, 39, 214)]
+
+
+def _error_plot_opencv(path: Path, errors: dict[str, np.ndarray], keyframes: list[dict], fps: float) -> None:
+    """The error plot drawn with OpenCV: per-object lines, keyframes, axes in frames and centimetres."""
+    width, height, left, bottom, top, right = 800, 320, 60, 40, 30, 20
+    canvas = np.full((height, width, 3), 255, np.uint8)
+    frames = max((len(v) for v in errors.values()), default=1)
+    peak = max((float(v.max()) * 100 for v in errors.values() if len(v)), default=1.0) or 1.0
+    scale_x = (width - left - right) / max(frames - 1, 1)
+    scale_y = (height - top - bottom) / (peak * 1.1)
+
+    def point(frame: float, cm: float) -> tuple[int, int]:
+        return int(left + frame * scale_x), int(height - bottom - cm * scale_y)
+
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    cv2.rectangle(canvas, point(0, 0), point(frames - 1, peak * 1.1), (0, 0, 0), 1)
+    for keyframe in keyframes:
+        x = point(keyframe["frame"], 0)[0]
+        cv2.line(canvas, (x, top), (x, height - bottom), (160, 160, 160), 1)
+        cv2.putText(canvas, keyframe["event"], (x + 2, top + 12), font, 0.4, (90, 90, 90), 1, cv2.LINE_AA)
+    for index, (name, values) in enumerate(errors.items()):
+        colour = _PLOT_COLOURS[index % len(_PLOT_COLOURS)]
+        points = np.array([point(f, v * 100) for f, v in enumerate(values)], np.int32)
+        cv2.polylines(canvas, [points], False, colour, 2, cv2.LINE_AA)
+        cv2.putText(canvas, name, (left + 8, top + 30 + 16 * index), font, 0.45, colour, 1, cv2.LINE_AA)
+    cv2.putText(canvas, "Distance between simulated and video-derived object positions", (left, 20), font,
+                0.5, (0, 0, 0), 1, cv2.LINE_AA)  # fmt: skip
+    cv2.putText(
+        canvas, f"video frame ({fps:g} fps)", (width // 2 - 60, height - 10), font, 0.45, (0, 0, 0), 1
+    )
+    cv2.putText(canvas, f"{peak:.1f} cm", (4, top + 10), font, 0.4, (0, 0, 0), 1)
+    cv2.putText(canvas, "0", (left - 14, height - bottom), font, 0.4, (0, 0, 0), 1)
+    cv2.imwrite(str(path), canvas)
+
+
+def per_frame_errors(geometry, record) -> dict[str, np.ndarray]:
+    """Object name -> per video frame distance (m) between simulated and video-derived positions."""
+    return {
+        o.name: np.linalg.norm(
+            record.positions[o.name][: record.frames] - o.motion.positions[: record.frames], axis=1
+        )
+        for o in geometry.objects
+    }
+
+
+def reconstruction_qpos(model, name_map: dict[str, str], geometry, record) -> np.ndarray:
+    """The simulation's states with every object put where the video says it is."""
+    import mujoco
+
+    qpos = copy.deepcopy(record.qpos)
+    for obj in geometry.objects:
+        body = model.body(name_map[obj.name])
+        if body.jntnum[0] == 0:
+            continue
+        address = model.jnt_qposadr[body.jntadr[0]]
+        if model.jnt_type[body.jntadr[0]] != mujoco.mjtJoint.mjJNT_FREE:
+            continue
+        for frame in range(min(len(qpos), len(obj.motion.positions))):
+            qpos[frame, address : address + 3] = obj.motion.positions[frame]
+            quaternion = Rotation.from_matrix(obj.motion.rotation(frame)).as_quat()
+            qpos[frame, address + 3 : address + 7] = quaternion[[3, 0, 1, 2]]
+    return qpos
