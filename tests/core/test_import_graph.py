@@ -22,6 +22,30 @@ FORBIDDEN = {("panels", "bridge"), ("panels", "operators"), ("operators", "panel
 """Imports that the layer numbers allow but the architecture does not."""
 FOUNDATION = {"errors", "about", "progress", "names", "json_files", "files", "targets", "cli_args"}
 """The core's ground floor: these import nothing of the core but each other."""
+FLOORS = [
+    FOUNDATION,
+    {"geometry.shapes", "tasks"},
+    {"video", "video_out", "depth", "prompts", "prompts_file", "trajectory", "mesh_file", "demo", "report_check",
+     "truth", "models"},
+    {"geometry", "segmentation", "mjcf", "verify", "fixes", "physics", "viewer"},
+    {"render"},
+    {"scene", "summary", "pipeline", "reverify", "fixes.repair", "compare", "variants", "gym", "batch"},
+    {"cli_variants", "cli", "__main__"},
+]  # fmt: skip
+"""The core's floors, from the ground up (docs/architecture.md): a module imports only its own floor and
+those below. A module belongs to the floor of its longest listed prefix."""
+
+
+def floor_of(module: str) -> int:
+    """The floor of a core module (``real2gym_addon.geometry.fit`` -> that of ``geometry``)."""
+    name = module.removeprefix("real2gym_addon.")
+    parts = name.split(".")
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        for number, floor in enumerate(FLOORS):
+            if prefix in floor:
+                return number
+    raise AssertionError(f"{module} is on no floor: add it to FLOORS and docs/architecture.md")
 
 
 def _modules() -> dict[str, Path]:
@@ -158,3 +182,13 @@ def test_the_ground_floor_imports_only_the_ground_floor() -> None:
         wrong += [f"{module} -> {other}" for other in graph[module]
                   if other.removeprefix("real2gym_addon.") not in FOUNDATION]  # fmt: skip
     assert not wrong, ", ".join(sorted(wrong))
+
+
+def test_no_core_module_imports_a_floor_above_its_own() -> None:
+    wrong = []
+    for module, imports in import_graph().items():
+        if not module.startswith("real2gym_addon.") or module == "real2gym_addon":
+            continue
+        wrong += [f"{module} -> {other}" for other in imports
+                  if other.startswith("real2gym_addon.") and floor_of(other) > floor_of(module)]  # fmt: skip
+    assert not wrong, "imports against the floors: " + ", ".join(sorted(wrong))
