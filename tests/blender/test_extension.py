@@ -138,6 +138,36 @@ def test_bad_input_cancels_and_leaves_the_scene(
     assert not (tmp_path / "escaped").exists() and not (tiny_demo.parent / "escaped").exists()
 
 
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("{demo}", "is the demo folder"),
+        ("{demo}/out", "lies inside the demo folder"),
+        ("{root}", "holds the demo folder"),
+        ("{root}/mine", "is not empty and holds no earlier run"),
+    ],
+)
+def test_an_output_folder_it_must_not_touch_is_refused(
+    tiny_demo: Path, empty_scene, out: str, message: str
+) -> None:
+    """The write rule of docs/cli.md holds in Blender too: the demo, its parent, a user's folder."""
+    root = tiny_demo.parent
+    (root / "mine").mkdir()
+    (root / "mine" / "notes.txt").write_text("my notes")
+    bpy.ops.mesh.primitive_cube_add()
+    before, files = _scene_state(empty_scene), _files(root)
+    with pytest.raises(RuntimeError, match=message):
+        bpy.ops.real2gym.run_pipeline(
+            demo_dir=str(tiny_demo), out_dir=out.format(demo=tiny_demo, root=root), last_stage="segment"
+        )
+    assert _scene_state(empty_scene) == before
+    assert _files(root) == files
+
+
 def test_failure_while_building_restores_the_scene(
     extension, tiny_demo: Path, tmp_path: Path, empty_scene
 ) -> None:
