@@ -25,6 +25,7 @@ from ..real2gym_addon.geometry.stage import Geometry
 from ..real2gym_addon.pipeline import BLEND_NAME, STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.run_options import RunOptions
 from ..real2gym_addon.scene import SceneDescription
 from ..real2gym_addon.segmentation.backends import SegmentationOptions
 from ..real2gym_addon.segmentation.overlay import OVERLAYS_NAME
@@ -206,6 +207,7 @@ def pipeline_job(
     resegment: str | None = None,
     progress: Progress | None = None,
     after: Callable[[bpy.types.Scene], None] | None = None,
+    options: RunOptions | None = None,
 ) -> ThreadJob:
     """A run of the pipeline as a job: the analysis and the masks' overlays in the worker thread,
     then the scene built, scene.blend saved and the output committed on the main thread.
@@ -224,9 +226,12 @@ def pipeline_job(
             (``real2gym_addon.pipeline.PipelineRun``); None for all.
         progress: Receives progress; a new one when None.
         after: Called on the main thread with the scene once the run is committed.
+        options: All the run's options (the scene's, ``state.run_options``); they replace
+            ``segmentation`` when given.
     """
     progress = progress or Progress()
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment)
+    options = options or RunOptions(segmentation or SegmentationOptions())
+    run = PipelineRun.from_options(demo_dir, out_dir, options, progress, last_stage, resegment)
     colours = dict(mask_colors or {})
 
     def work(progress: Progress) -> dict[str, int]:

@@ -17,8 +17,9 @@ import bpy
 from ..real2gym_addon.errors import Real2GymError, SegmentationError
 from ..real2gym_addon.pipeline import STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.segmentation.backends import SegmentationOptions
-from ..state.segmentation import backend_availability, segmentation_options
+from ..real2gym_addon.run_options import RunOptions
+from ..state.run_options import run_options
+from ..state.segmentation import backend_availability
 from . import prompts
 from .jobs import ThreadJob
 from .pipeline import pipeline_job
@@ -31,7 +32,7 @@ class SceneRun:
     Attributes:
         demo_dir: The demo folder, absolute.
         out_dir: The output folder, absolute.
-        segmentation: The scene's segmentation settings.
+        options: The scene's run options (its segmentation settings among them).
         last_stage: The last stage to run.
         mask_colors: Each object's overlay colour (sRGB, 0 to 1), by name.
         load_prompts: Load the demo's prompts into the scene after the run (it had none).
@@ -40,7 +41,7 @@ class SceneRun:
 
     demo_dir: Path
     out_dir: Path
-    segmentation: SegmentationOptions
+    options: RunOptions
     last_stage: str
     mask_colors: dict[str, tuple[float, float, float]]
     load_prompts: bool
@@ -76,16 +77,18 @@ def prepare_scene_run(
     out_dir = bpy.path.abspath(out_dir or state.out_dir)
     if not demo_dir or not out_dir:
         raise Real2GymError("set the demo folder and the output folder first")
-    options = segmentation_options(scene)
+    options = run_options(scene)
     if STAGES.index(last_stage) >= STAGES.index("segment"):
-        available, reason = backend_availability(options)
+        available, reason = backend_availability(options.segmentation)
         if not available:
-            raise SegmentationError(f"segmentation backend '{options.backend}' cannot run: {reason}")
+            raise SegmentationError(
+                f"segmentation backend '{options.segmentation.backend}' cannot run: {reason}"
+            )
     load_after = prompts.prepare_prompts(scene, demo_dir)
     return SceneRun(
         demo_dir=Path(demo_dir).resolve(),
         out_dir=Path(out_dir).resolve(),
-        segmentation=options,
+        options=options,
         last_stage=last_stage,
         mask_colors=prompts.mask_colors(scene),
         load_prompts=load_after,
@@ -125,8 +128,8 @@ def scene_pipeline_job(
         if request.load_prompts and not scene.real2gym.object_prompts:
             prompts.load_prompts(scene, request.demo_dir)
 
-    return pipeline_job(request.demo_dir, request.out_dir, request.segmentation, request.last_stage,
-                        request.mask_colors, request.resegment, progress, after)  # fmt: skip
+    return pipeline_job(request.demo_dir, request.out_dir, None, request.last_stage, request.mask_colors,
+                        request.resegment, progress, after, request.options)  # fmt: skip
 
 
 def run_scene_pipeline(scene: bpy.types.Scene, *args, **options) -> PipelineRun:

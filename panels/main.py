@@ -61,4 +61,22 @@ class REAL2GYM_PT_video(SidebarPanel, bpy.types.Panel):
             layout.label(text=bpy.path.basename(state.report_path), icon="TEXT")
 
 
-CLASSES = [REAL2GYM_PT_main, REAL2GYM_PT_video]
+class REAL2GYM_PT_run_options(SidebarPanel, bpy.types.Panel):
+    """The run's options that the Segmentation panel does not hold (real2gym run --depth-model, --force)."""
+
+    bl_idname = "REAL2GYM_PT_run_options"
+    bl_label = "Run Options"
+    bl_parent_id = "REAL2GYM_PT_main"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        state = context.scene.real2gym
+        layout.enabled = not state.running
+        column = layout.column(align=True)
+        column.label(text="Depth Model (RGB-only demos)")
+        column.prop(state, "depth_model", text="")
+        layout.prop(state, "replace_fixed_run")
+
+
+CLASSES = [REAL2GYM_PT_main, REAL2GYM_PT_video, REAL2GYM_PT_run_options]

@@ -61,6 +61,7 @@ from .mjcf.gripper import MAX_OPENING
 from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
 from .pipeline import STAGES, PipelineRun
 from .progress import Progress
+from .run_options import REPAIR_ROUNDS, RunOptions
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 from .summary import check_figures
 
@@ -107,6 +108,18 @@ SceneBuilder = Callable[[PipelineRun], None]
 NO_BLEND_NOTE = "scene.blend is written by the installed 'real2gym' command with the bpy module (see README)"
 
 
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    """The run's options from ``run``'s or ``segment``'s arguments (:data:`~.run_options.COMMAND_LINE_FLAGS`)."""
+    return RunOptions(
+        segmentation=_segmentation_options(args),
+        depth_model=getattr(args, "depth_model", None),
+        force=args.force,
+        write_blend=not args.no_blend,
+        repair=getattr(args, "repair", False),
+        repair_rounds=getattr(args, "repair_rounds", REPAIR_ROUNDS),
+    )
+
+
 def _segmentation_options(args: argparse.Namespace) -> SegmentationOptions:
     return SegmentationOptions(
         backend=args.backend,
@@ -117,18 +130,19 @@ def _segmentation_options(args: argparse.Namespace) -> SegmentationOptions:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    build_scene = None if args.no_blend else args.build_scene
-    reason = None if args.no_blend or build_scene is not None else args.no_blend_note or NO_BLEND_NOTE
+    options = _run_options(args)
+    build_scene = args.build_scene if options.write_blend else None
+    reason = (
+        None if not options.write_blend or build_scene is not None else args.no_blend_note or NO_BLEND_NOTE
+    )
     progress = Progress(None if args.quiet else _ProgressBar())
-    run = PipelineRun(
+    run = PipelineRun.from_options(
         args.demo_dir,
         args.out,
+        options,
         progress,
-        _segmentation_options(args),
         last_stage="segment" if args.command == "segment" else STAGES[-1],
         resegment=getattr(args, "object", None),
-        depth_model=getattr(args, "depth_model", None),
-        force=args.force,
         out_option="--out",
     )
     try:
@@ -153,8 +167,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _print_review(run.scene.segmentation, only=run.resegment)
     if run.scene.verification is not None:
         _print_verification(run.scene.verification)
-        if getattr(args, "repair", False) and not run.scene.verification["passed"]:
-            return _repair(run.out_dir, args.repair_rounds, args.quiet)
+        if options.repair and not run.scene.verification["passed"]:
+            return _repair(run.out_dir, options.repair_rounds, args.quiet)
         return 0 if run.scene.verification["passed"] else EXIT_NOT_VERIFIED
     return 0
 
@@ -492,7 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="if the scene does not verify, apply the computed fix suggestions in turn",
     )
-    run.add_argument("--repair-rounds", type=whole_in(1, 20), default=5, metavar="N",
+    run.add_argument("--repair-rounds", type=whole_in(1, 20), default=REPAIR_ROUNDS, metavar="N",
                      help="at most N repair rounds (default 5)")  # fmt: skip
     run.add_argument("--depth-model", metavar="FOLDER",
                      help="for an RGB-only demo: a monocular metric depth model (a Hugging Face folder such as "

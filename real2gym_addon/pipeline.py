@@ -37,6 +37,7 @@ from .json_files import read_json_file
 from .physics import record_frictions
 from .progress import Progress
 from .report_check import REPORT_NAME
+from .run_options import RunOptions
 from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.base import VideoSegmenter
@@ -121,6 +122,25 @@ class PipelineRun:
         self.pictures = None
         self._report: dict | None = None
         self._output: OutputFolder | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        demo_dir: Path | str,
+        out_dir: Path | str,
+        options: RunOptions,
+        progress: Progress | None = None,
+        last_stage: str = STAGES[-1],
+        resegment: str | None = None,
+        out_option: str = "the output folder",
+    ) -> PipelineRun:
+        """A run with the command line's or Blender's :class:`~.run_options.RunOptions` (the same for both).
+
+        ``options.write_blend``, ``repair`` and ``repair_rounds`` are the caller's to act on after
+        :meth:`analyse` (building scene.blend) and :meth:`commit` (repairing).
+        """
+        return cls(demo_dir, out_dir, progress, options.segmentation, last_stage, resegment, options.depth_model,
+                   options.force, out_option)  # fmt: skip
 
     def analyse(self) -> SceneDescription:
         """Runs every stage that does not need Blender.

@@ -147,6 +147,18 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
     video_frames: bpy.props.IntProperty(name="Frames", description="Frames in the loaded video")
     video_fps: bpy.props.FloatProperty(name="FPS", description="Frame rate of the loaded video")
 
+    depth_model: bpy.props.StringProperty(
+        name="Depth Model",
+        description="For a demo without depth/: a monocular metric depth model's folder (Hugging Face format) "
+        "that estimates each frame's depth (real2gym run --depth-model)",
+        subtype="DIR_PATH",
+    )
+    replace_fixed_run: bpy.props.BoolProperty(
+        name="Replace a Fixed Run",
+        description="Run into an output folder whose report logs fixes, replacing them (real2gym run --force); "
+        "off, such a run is refused so that an artist's fixes are not lost",
+        default=False,
+    )
     segmentation_backend: bpy.props.EnumProperty(
         name="Backend",
         description="How objects are segmented through the video",

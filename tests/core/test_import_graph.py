@@ -27,7 +27,7 @@ FLOORS = [
     {"geometry.shapes", "tasks"},
     {"video", "video_out", "depth", "prompts", "prompts_file", "trajectory", "mesh_file", "demo", "report_check",
      "truth", "models"},
-    {"geometry", "segmentation", "mjcf", "verify", "fixes", "physics", "viewer"},
+    {"geometry", "segmentation", "mjcf", "verify", "fixes", "physics", "viewer", "run_options"},
     {"render"},
     {"scene", "summary", "pipeline", "reverify", "fixes.repair", "compare", "variants", "gym", "batch"},
     {"cli_variants", "cli", "__main__"},
