@@ -144,15 +144,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         last_stage="segment" if args.command == "segment" else STAGES[-1],
         resegment=getattr(args, "object", None),
         out_option="--out",
-    )
-    try:
-        run.analyse()
-        if build_scene is not None:
-            build_scene(run)
-        run.commit()
-    except BaseException:
-        run.abort()
-        raise
+    ).run(build_scene)
     for warning in run.log.warnings:
         print(f"real2gym: warning ({warning.stage}): {warning.message}", file=sys.stderr)
     if reason:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .demo import Demo, load_demo
@@ -122,6 +123,29 @@ class PipelineRun:
         self.pictures = None
         self._report: dict | None = None
         self._output: OutputFolder | None = None
+
+    def run(self, build_scene: Callable[[PipelineRun], None] | None = None) -> PipelineRun:
+        """The run's one choreography, synchronously: analyse, build the scene, commit; abort on any failure.
+
+        Blender's job (``bridge/pipeline.pipeline_job``) does the same in two halves, the analysis in
+        a worker thread and the rest on Blender's main thread.
+
+        Args:
+            build_scene: Builds and stages scene.blend of the analysed run (the command line's bpy
+                module); None for none.
+
+        Returns:
+            This run, committed.
+        """
+        try:
+            self.analyse()
+            if build_scene is not None:
+                build_scene(self)
+            self.commit()
+        except BaseException:
+            self.abort()  # nothing staged stays behind
+            raise
+        return self
 
     @classmethod
     def from_options(
@@ -373,11 +397,6 @@ def run_pipeline(
         Real2GymError: Bad input, an unwritable output folder, or cancellation;
             nothing is written then.
     """
-    run = PipelineRun(demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model, force)
-    try:
-        run.analyse()
-        run.commit()
-    except BaseException:
-        run.abort()
-        raise
-    return run
+    return PipelineRun(
+        demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model, force
+    ).run()
