@@ -26,6 +26,7 @@ from ..real2gym_addon.compare import render_comparison
 from ..real2gym_addon.errors import Cancelled, Real2GymError
 from ..real2gym_addon.progress import Progress
 from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.summary import write_summary
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
 from .simulation import SIM_COLLECTION
@@ -167,7 +168,7 @@ def _read(path: Path, size: tuple[int, int]) -> np.ndarray:
 def _render_comparison(folder: Path, middle, progress: Progress | None) -> dict[str, str]:
     """The core's comparison; a package missing from this installation becomes a user error."""
     try:
-        return render_comparison(folder, middle, progress)
+        return render_comparison(folder, middle, progress, page=write_summary)
     except ModuleNotFoundError as e:
         raise Real2GymError(
             f"the comparison needs the '{e.name}' package, which this Blender installation lacks; "

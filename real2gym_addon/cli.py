@@ -403,10 +403,11 @@ def _cmd_fix(args: argparse.Namespace) -> int:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import render_comparison
+    from .summary import write_summary
     from .video_out import h264_available
 
     progress = Progress(None if args.quiet else _ProgressBar())
-    artifacts = render_comparison(args.out_dir, progress=progress)
+    artifacts = render_comparison(args.out_dir, progress=progress, page=write_summary)
     if not h264_available():
         print("real2gym: note: PyAV is not installed, so the video is MPEG-4 part 2 (mp4v), which browsers do "
               "not play; 'pip install av' writes H.264", file=sys.stderr)  # fmt: skip

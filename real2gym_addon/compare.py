@@ -24,9 +24,9 @@ import cv2
 import numpy as np
 
 from .files import OutputFolder, write_json_atomic
-from .pipeline import MASKS_NAME
 from .progress import Progress
 from .render import (
+    Pictures,
     checks_line,
     compose,
     error_plot,
@@ -38,7 +38,7 @@ from .render import (
 )
 from .report_check import REPORT_NAME, camera_from_report, read_report, video_source
 from .reverify import simulate_report
-from .summary import Pictures, write_summary
+from .targets import MASKS_NAME
 from .video import open_video
 from .video_out import VideoWriter
 
@@ -47,8 +47,16 @@ TileRenderer = Callable[[int], np.ndarray]
 """Returns the middle tile for a video frame: ``HxWx3`` uint8 BGR at the video's size."""
 
 
+PageWriter = Callable[[Path, dict, Pictures, list[Path], str], object]
+"""Writes the run's page again with the comparison's pictures: ``(staging folder, report, pictures,
+masks folders, comparison video)`` (``summary.write_summary``)."""
+
+
 def render_comparison(
-    out_dir: Path | str, middle: TileRenderer | None = None, progress: Progress | None = None
+    out_dir: Path | str,
+    middle: TileRenderer | None = None,
+    progress: Progress | None = None,
+    page: PageWriter | None = None,
 ) -> dict[str, str]:
     """Renders the comparison of a finished run into ``OUT_DIR/compare`` and records it in report.json.
 
@@ -57,6 +65,8 @@ def render_comparison(
         middle: Renders the middle tile (a Blender render of the reconstruction) per frame;
             None renders the reconstruction with MuJoCo instead.
         progress: Per-frame progress; carries cancellation.
+        page: Writes summary.html again with the comparison's pictures, into the same commit
+            (the command line and Blender pass ``summary.write_summary``); None leaves the page.
 
     Returns:
         The new artifacts (relative paths).
@@ -108,10 +118,9 @@ def render_comparison(
             "error_plot": f"{COMPARE_NAME}/errors.png",
         }
         report.setdefault("artifacts", {}).update(artifacts)
-        pictures = Pictures(sheet_rows, cv2.imread(str(folder / "errors.png")))
-        write_summary(
-            output.staging, report, pictures, [output.path / MASKS_NAME], artifacts["comparison_video"]
-        )
+        if page is not None:
+            pictures = Pictures(sheet_rows, cv2.imread(str(folder / "errors.png")))
+            page(output.staging, report, pictures, [output.path / MASKS_NAME], artifacts["comparison_video"])
         write_json_atomic(output.staging / REPORT_NAME, report)
         output.commit()
     except BaseException:

@@ -43,15 +43,13 @@ from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
 from .segmentation.base import VideoSegmenter
 from .segmentation.overlay import OVERLAYS_NAME, stage_overlays
-from .segmentation.resegment import MASKS_DIR, object_index, read_earlier_segmentation, resegment_object
+from .segmentation.resegment import object_index, read_earlier_segmentation, resegment_object
 from .segmentation.run import Segmentation, segment_demo
 from .summary import SUMMARY_NAME, make_pictures, write_summary
-from .targets import RUN, check_target
+from .targets import MASKS_NAME, MJCF_NAME, RUN, check_target
 from .verify.run import verify_scene
 
 BLEND_NAME = "scene.blend"
-MASKS_NAME = MASKS_DIR
-MJCF_NAME = "mjcf"
 DEPTH_NAME = "depth_estimated"
 RUN_OUTPUTS = (
     REPORT_NAME,

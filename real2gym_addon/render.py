@@ -8,6 +8,7 @@ nothing of each other. Images are ``HxWx3`` uint8 BGR (OpenCV's order).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from pathlib import Path
 
@@ -172,3 +173,18 @@ def reconstruction_qpos(model, name_map: dict[str, str], geometry, record) -> np
             quaternion = Rotation.from_matrix(obj.motion.rotation(frame)).as_quat()
             qpos[frame, address + 3 : address + 7] = quaternion[[3, 0, 1, 2]]
     return qpos
+
+
+@dataclasses.dataclass
+class Pictures:
+    """The summary's rendered pictures, made where MuJoCo may render (a worker thread in Blender).
+
+    Attributes:
+        sheet: ``(caption, image)`` per keyframe (:func:`keyframe_sheet`).
+        plot: The error-over-time plot, or None.
+        missing: Why pictures are missing (no OpenGL here ...), or "".
+    """
+
+    sheet: list[tuple[str, np.ndarray]] = dataclasses.field(default_factory=list)
+    plot: np.ndarray | None = None
+    missing: str = ""

@@ -16,9 +16,9 @@ from .files import OutputFolder, write_json_atomic
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
 from .physics import physics_from_report, physics_with, record_frictions
-from .pipeline import MASKS_NAME, MJCF_NAME
 from .report_check import REPORT_NAME, camera_from_report, read_report
 from .summary import make_pictures, write_summary
+from .targets import MASKS_NAME, MJCF_NAME
 from .verify.run import Verification, verify_scene
 
 

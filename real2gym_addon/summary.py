@@ -21,7 +21,6 @@ same ones the comparison video uses).
 from __future__ import annotations
 
 import base64
-import dataclasses
 import datetime
 import html
 from pathlib import Path
@@ -30,6 +29,7 @@ import cv2
 import numpy as np
 
 from .errors import Real2GymError
+from .render import Pictures
 from .verify.registry import CHECKS
 
 SUMMARY_NAME = "summary.html"
@@ -319,21 +319,6 @@ def render_summary(
         parts.append("<p>No fixes.</p>")
     parts.append("</main></html>\n")
     return "\n".join(parts)
-
-
-@dataclasses.dataclass
-class Pictures:
-    """The summary's rendered pictures, made where MuJoCo may render (a worker thread in Blender).
-
-    Attributes:
-        sheet: ``(caption, image)`` per keyframe (:func:`keyframe_sheet`).
-        plot: The error-over-time plot, or None.
-        missing: Why pictures are missing (no OpenGL here ...), or "".
-    """
-
-    sheet: list[tuple[str, np.ndarray]] = dataclasses.field(default_factory=list)
-    plot: np.ndarray | None = None
-    missing: str = ""
 
 
 def make_pictures(report: dict, geometry, model, record) -> Pictures:

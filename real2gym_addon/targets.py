@@ -30,6 +30,10 @@ from .json_files import read_json_file
 MANIFEST_NAME = ".real2gym-output.json"
 """The marker a command writes into an output folder that is not a run: what wrote it, and when."""
 REPORT_NAME = "report.json"
+MASKS_NAME = "masks"
+"""A run's masks folder: ``masks/<object>/000000.png ...``."""
+MJCF_NAME = "mjcf"
+"""A run's MJCF folder: ``mjcf/scene.xml`` and ``mjcf/assets/``."""
 DEMO_FILES = ("prompts.json", "camera.json")
 """A folder with both is a demo folder (docs/data-contract.md)."""
 
