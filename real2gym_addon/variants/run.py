@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Real2GymError
+from ..files import write_json_atomic, write_text_atomic
 from ..geometry.fit import FittedObject
 from ..geometry.motion import Motion
 from ..geometry.report_io import geometry_from_report
@@ -375,8 +376,8 @@ def _write_variant(folder: Path, base: BaseScene, geometry: Geometry, verificati
          "gripper": round(float(g), 4)}
         for i, (p, q, g) in enumerate(zip(gripper.positions, gripper.quaternions, gripper.opening, strict=True))
     ]  # fmt: skip
-    (folder / "trajectory.json").write_text(
-        json.dumps({"frame_of": "world", "fps": base.fps, "samples": samples})
+    write_text_atomic(
+        folder / "trajectory.json", json.dumps({"frame_of": "world", "fps": base.fps, "samples": samples})
     )
     description = SceneDescription.from_report(base.report)
     description.set_geometry(geometry)
@@ -400,7 +401,7 @@ def _write_variant(folder: Path, base: BaseScene, geometry: Geometry, verificati
         }
     report["variant"] = {"id": ident, "index": index, "seed": seed, "signature": signature(params),
                          "params": params, "demo": str(base.out_dir.resolve())}  # fmt: skip
-    (folder / "report.json").write_text(json.dumps(report, indent=1))
+    write_json_atomic(folder / "report.json", report)  # the run's writer: atomic, finite numbers only
 
 
 def _render_start(folder: Path, base: BaseScene, geometry: Geometry, verification) -> str | None:

@@ -95,7 +95,7 @@ def test_keyframe_list_shows_the_checks_and_jumps_to_the_frame(fixes, run: Path,
     state.active_keyframe_index = 2  # the release: the list's selection jumps there
     release = state.keyframes[2].frame
     assert empty_scene.frame_current == release
-    core = _module("real2gym_addon.fixes").silhouette_ious(
+    core = _module("real2gym_addon.fixes.review").silhouette_ious(
         report, run, "block", range(release - 2, release + 3)
     )
     assert [(i.frame, i.measured, round(i.iou, 4)) for i in state.ious] == [
