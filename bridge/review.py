@@ -16,6 +16,7 @@ import bpy
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes.review import keyframe_checks, silhouette_ious
+from ..real2gym_addon.geometry.shape_kinds import is_container
 from ..real2gym_addon.report_check import read_report
 from .mask_review import show_mask_reviews
 
@@ -100,7 +101,7 @@ def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
             item = state.objects.add()
             item.name, item.role, item.shape = entry["name"], entry.get("role", ""), entry.get("shape", "")
             item.collision_mode = entry.get("collision_mode", "")
-            item.is_container = entry.get("shape") in ("cup", "bowl")
+            item.is_container = is_container(str(entry.get("shape")))
             for edit in entry.get("edits", []):
                 line = item.edits.add()
                 line.name, line.arguments, line.time = edit["kind"], _arguments(edit["args"]), edit["time"]

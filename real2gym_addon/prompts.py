@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import DemoFolderError, WarningLog
+from .geometry.shape_kinds import PROMPT_SHAPES
 from .names import check_object_name, clashing_names
 from .tasks import TASKS
 
-SHAPES = ("auto", "box", "cylinder", "cup", "mug", "bowl", "plate", "mesh")
+SHAPES = PROMPT_SHAPES
+"""What prompts.json's ``shape`` may say: the shape table's kinds (:data:`.geometry.shape_kinds.SHAPE_KINDS`)."""
 ROLES = ("manipulated", "container", "support", "static")
 TASK_TYPES = tuple(TASKS)
 """The task types prompts.json may name: the task table's (:data:`.tasks.TASKS`)."""

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import bpy
 
-from ..real2gym_addon.prompts import ROLES, SHAPES
+from ..real2gym_addon.geometry.shape_kinds import SHAPE_KINDS
+from ..real2gym_addon.prompts import ROLES
 from ..real2gym_addon.segmentation.backends import DEFAULT_BACKEND, SEGMENTATION_BACKENDS
 from ..real2gym_addon.segmentation.overlay import PALETTE
 from .fix_properties import REAL2GYM_PG_fixes
@@ -95,7 +96,9 @@ class REAL2GYM_PG_object_prompt(_FramePrompt, bpy.types.PropertyGroup):
         description="Boxes on later frames that correct the object's mask from their frame on",
     )
     shape: bpy.props.EnumProperty(
-        name="Shape", items=[(s, s.title(), f"Fit as {s}") for s in SHAPES], default="auto"
+        name="Shape",
+        items=[(k.name, k.name.title(), k.description) for k in SHAPE_KINDS.values()],
+        default="auto",
     )
     role: bpy.props.EnumProperty(name="Role", items=_ROLE_ITEMS, default="manipulated")
     show_mask: bpy.props.BoolProperty(
@@ -237,7 +240,9 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
         default="static",
     )
     shape: bpy.props.EnumProperty(
-        name="Shape", items=[(s, s.title(), f"Fitted as {s}") for s in SHAPES], default="auto"
+        name="Shape",
+        items=[(k.name, k.name.title(), f"Fitted as {k.name}") for k in SHAPE_KINDS.values()],
+        default="auto",
     )
     mass: bpy.props.FloatProperty(
         name="Mass",

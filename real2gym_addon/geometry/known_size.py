@@ -34,11 +34,11 @@ from ..demo import Camera, Demo
 from ..errors import WarningLog
 from ..segmentation.run import Segmentation
 from .camera import invert, pose_matrix, yaw_rotation
+from .shape_kinds import ROUND_KINDS
 from .shapes import Shape
 from .silhouette import mask_box, silhouette_ious, silhouette_polygon
 from .table import GeometryError, Table, world_from_table
 
-ROUND_KINDS = ("cylinder", "plate", "cup", "mug", "bowl")
 """Shapes fitted as an upright cylinder (their outline, handle and profile aside)."""
 START_PITCHES = tuple(math.radians(d) for d in range(15, 86, 7))
 """Starting pitches (the optical axis below the horizon) tried for the search, radians."""

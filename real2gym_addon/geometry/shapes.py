@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from .shape_kinds import is_container
+
 CUP_WALL_PIECES = 16
 BOWL_WALL_RINGS = 4
 """Rings of wall boxes along a curved (bowl) wall."""
@@ -109,8 +111,8 @@ class Shape:
 
     @property
     def is_container(self) -> bool:
-        """True for shapes with an opening (cup, bowl)."""
-        return self.kind in ("cup", "bowl")
+        """True for shapes with an opening (cup, bowl: :data:`.shape_kinds.CONTAINER_KINDS`)."""
+        return is_container(self.kind)
 
     @property
     def has_handle(self) -> bool:
