@@ -69,6 +69,9 @@ class Real2GymEnv(gymnasium.Env):
         self.task_info = read_task(folder)
         report = read_json_file(folder / self.task_info["demo_report"])
         self._geometry = geometry_from_report(report)
+        self._shapes = {
+            o.name: o.fitted.shape for o in self._geometry.objects
+        }  # reset moves them, never resizes
         self.model = mujoco.MjModel.from_xml_path(str(folder / self.task_info["scene"]))
         self.data = mujoco.MjData(self.model)
         self.render_mode = render_mode
@@ -236,15 +239,16 @@ class Real2GymEnv(gymnasium.Env):
 
     def _task_state(self, moved: str, target: str | None) -> TaskState:
         """The task's objects now, for the task type's success predicate (the verifier's own)."""
-        shapes = {o.name: o.fitted.shape for o in self._geometry.objects}
         body = self._bodies[self._names.index(moved)]
         position = self.data.xpos[body].copy()
         raised = float(position[2] - self._start_height)
         if target is None:
-            return TaskState(position, shapes[moved], raised)
+            return TaskState(position, self._shapes[moved], raised)
         other = self._bodies[self._names.index(target)]
-        axis = self.data.xpos[other] + self.data.xmat[other].reshape(3, 3) @ shapes[target].axis_offset()
-        return TaskState(position, shapes[moved], raised, axis, shapes[target])
+        axis = (
+            self.data.xpos[other] + self.data.xmat[other].reshape(3, 3) @ self._shapes[target].axis_offset()
+        )
+        return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target])
 
     def _held(self, body: int) -> bool:
         for contact in self.data.contact[: self.data.ncon]:
