@@ -38,6 +38,7 @@ from mathutils import Matrix
 from scipy.spatial.transform import Rotation
 
 from ..real2gym_addon.errors import WarningLog
+from ..real2gym_addon.geometry.pieces import GEOM_BOX
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.geometry.stage import Geometry
@@ -250,7 +251,7 @@ def _collision_meshes(
         return [(shape.mesh().convex_hull, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))]
     pieces = []
     for piece in shape.collision_pieces():
-        if piece.kind == "box":
+        if piece.kind == GEOM_BOX:
             mesh = trimesh.creation.box(extents=[2 * s for s in piece.size])
         else:
             mesh = trimesh.creation.cylinder(radius=piece.size[0], height=2 * piece.size[1], sections=24)

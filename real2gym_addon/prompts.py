@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import DemoFolderError, WarningLog
-from .geometry.shape_kinds import PROMPT_SHAPES
+from .geometry.shape_kinds import PROMPT_SHAPES, SHAPE_KINDS
 from .names import check_object_name, clashing_names
 from .tasks import TASKS
 
@@ -214,7 +214,7 @@ def _mesh_file(entry: dict, where: str, shape: str) -> str | None:
         raise DemoFolderError(
             f"{where}: 'mesh' must be the path of an .obj file inside the demo folder, got {mesh!r}"
         )
-    if shape != "mesh":
+    if shape not in SHAPE_KINDS or not SHAPE_KINDS[shape].user_file:
         raise DemoFolderError(
             f"{where}: 'mesh' is given but 'shape' is {shape!r}; set \"shape\": \"mesh\" to use it"
         )

@@ -96,7 +96,7 @@ def scale(report: dict, name: str, factors: tuple[float, float, float]) -> None:
     factors = tuple(float(f) for f in factors)
     if len(factors) != 3 or not all(np.isfinite(f) and f > 0 for f in factors):
         raise FixError(f"scale factors must be three positive numbers, got {list(factors)}")
-    round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+    round_ = shape.is_round
     if round_ and abs(factors[0] - factors[1]) > 1e-9:
         raise FixError(f"object '{name}' is round ({shape.kind}): scale x and y by the same factor")
     old_height = shape.size[2]

@@ -15,6 +15,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from ..geometry.shape_kinds import BOX
 from ..geometry.shapes import Shape
 from ..mjcf.export import SceneObject, build_scene
 
@@ -37,7 +38,7 @@ def opening_probe(container: Shape, probe: Shape | None = None, drop_height: flo
     floor = container.params.get("bottom_thickness", 0.0)
     if probe is None:
         side = 0.8 * inner
-        probe = Shape("box", (side, side, side))
+        probe = Shape(BOX.name, (side, side, side))
     height = container.size[2]
     objects = [
         SceneObject("container", "static", container, np.array([0.0, 0.0, height / 2]), 0.0),

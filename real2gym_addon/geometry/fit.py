@@ -14,6 +14,7 @@ warning.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -30,6 +31,7 @@ from .fit_base import (
     _sample,
     _silhouette_error,
 )
+from .shape_kinds import AUTO, BOWL, BOX, CUP, CYLINDER, MESH, MUG, PLATE
 from .shapes import Shape
 from .user_mesh import fit_user_mesh
 
@@ -111,7 +113,7 @@ def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
     sample = _sample(views, points)
 
     def loss(x):
-        shape = Shape("box", (abs(x[3]), abs(x[4]), abs(x[5])))
+        shape = Shape(BOX.name, (abs(x[3]), abs(x[4]), abs(x[5])))
         position = np.array([x[0], x[1], abs(x[5]) / 2])
         error = _silhouette_error(shape, position, x[2], views, camera)
         return error + _depth_error(shape, position, x[2], sample)
@@ -126,7 +128,7 @@ def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
     yaw -= turns * math.pi / 2
     if turns % 2:
         size = (size[1], size[0], size[2])
-    shape = Shape("box", size, fit_error=float(result.fun))
+    shape = Shape(BOX.name, size, fit_error=float(result.fun))
     return FittedObject(shape, np.array([x[0], x[1], size[2] / 2]), yaw)
 
 
@@ -149,22 +151,22 @@ def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float
     return cx, cy, radius, height, hollow
 
 
-def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") -> FittedObject:
+def fit_cylinder(views: list[RestView], camera: Camera, kind: str = CYLINDER.name) -> FittedObject:
     """Fits an upright cylinder (``kind`` = cylinder or plate), open cup (``cup``; ``mug``: a cup with a
     handle) or bowl (``bowl``)."""
     points = _all_points(views)
     cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
-    if kind == "bowl":
+    if kind == BOWL.name:
         # From the rim the depth shows: a straight wall's fit would make a bowl too low.
         return _fit_bowl(views, camera, points, (cx, cy, radius, height))
-    if kind in ("cup", "mug"):
-        return _fit_cup(views, camera, points, (cx, cy, radius, height), needs_handle=kind == "mug")
+    if kind in (CUP.name, MUG.name):
+        return _fit_cup(views, camera, points, (cx, cy, radius, height), needs_handle=kind == MUG.name)
 
     sample = _sample(views, points)
 
     def loss(x):
         # The depth settles the height, which a flat object's silhouette hardly shows (a plate's).
-        shape = Shape("cylinder", (2 * abs(x[2]), 2 * abs(x[2]), abs(x[3])))
+        shape = Shape(CYLINDER.name, (2 * abs(x[2]), 2 * abs(x[2]), abs(x[3])))
         position = np.array([x[0], x[1], abs(x[3]) / 2])
         return _silhouette_error(shape, position, 0.0, views, camera) + _depth_error(
             shape, position, 0.0, sample
@@ -175,7 +177,7 @@ def fit_cylinder(views: list[RestView], camera: Camera, kind: str = "cylinder") 
     cx, cy, radius, height = result.x[0], result.x[1], abs(result.x[2]), abs(result.x[3])
     shape = Shape(kind, (2 * radius, 2 * radius, height), {"radius": radius}, fit_error=float(result.fun))
     fitted = FittedObject(shape, np.array([cx, cy, height / 2]), 0.0)
-    return _fit_plate(views, camera, fitted) if kind == "plate" else fitted
+    return _fit_plate(views, camera, fitted) if kind == PLATE.name else fitted
 
 
 def _fit_plate(views: list[RestView], camera: Camera, flat: FittedObject) -> FittedObject:
@@ -189,7 +191,7 @@ def _fit_plate(views: list[RestView], camera: Camera, flat: FittedObject) -> Fit
     centre, radius, height = flat.position[:2], flat.shape.size[0] / 2, flat.shape.size[2]
     dish = _dish_guess(points, centre, radius, height)
     if dish is None:
-        shape = Shape("plate", flat.shape.size, {"radius": radius}, fit_error=flat.shape.fit_error)
+        shape = Shape(PLATE.name, flat.shape.size, {"radius": radius}, fit_error=flat.shape.fit_error)
         return FittedObject(shape, flat.position, 0.0)
     width, depth = dish
     sample = _sample(views, points)
@@ -197,7 +199,7 @@ def _fit_plate(views: list[RestView], camera: Camera, flat: FittedObject) -> Fit
     def shape_of(x):
         rim, tall = abs(x[2]), abs(x[3])
         params = {"radius": rim, "rim_width": min(width, 0.5 * rim), "dish_depth": min(depth, 0.8 * tall)}
-        return Shape("plate", (2 * rim, 2 * rim, tall), params)
+        return Shape(PLATE.name, (2 * rim, 2 * rim, tall), params)
 
     def loss(x):
         shape, position = shape_of(x), np.array([x[0], x[1], abs(x[3]) / 2])
@@ -265,7 +267,7 @@ def _fit_cup(
         if handle:
             reach = float(np.dot(tip - x[:2], direction))
             params.update(_handle_params(handle, tall, max(rim, params["base_radius"]), reach))
-        shape = Shape("cup", (0.0, 0.0, tall), params)
+        shape = Shape(CUP.name, (0.0, 0.0, tall), params)
         shape.size = shape.bounding_size()
         return shape
 
@@ -412,7 +414,7 @@ def _fit_bowl(
 
     def shape_of(x):
         rim, tall, foot = abs(x[2]), abs(x[3]), float(np.clip(abs(x[4]), 0.05 * abs(x[2]), abs(x[2])))
-        return Shape("bowl", (2 * rim, 2 * rim, tall), {"outer_radius": rim, "base_radius": foot})
+        return Shape(BOWL.name, (2 * rim, 2 * rim, tall), {"outer_radius": rim, "base_radius": foot})
 
     sample = _sample(views, points)
 
@@ -431,7 +433,7 @@ def _fit_bowl(
     cx, cy = float(result.x[0]), float(result.x[1])
     rim, tall = fitted.params["outer_radius"], fitted.size[2]
     params = {**_cup_params(points, cx, cy, rim, tall), "base_radius": fitted.params["base_radius"]}
-    shape = Shape("bowl", fitted.size, params, fit_error=float(result.fun))
+    shape = Shape(BOWL.name, fitted.size, params, fit_error=float(result.fun))
     return FittedObject(shape, np.array([cx, cy, tall / 2]), 0.0)
 
 
@@ -459,7 +461,7 @@ def fit_mesh(views: list[RestView]) -> FittedObject:
     cloud = np.concatenate([points, footprint])
     low, high = cloud.min(axis=0), cloud.max(axis=0)
     centre = (low + high) / 2
-    shape = Shape("mesh", tuple(float(v) for v in high - low), vertices=cloud - centre)
+    shape = Shape(MESH.name, tuple(float(v) for v in high - low), vertices=cloud - centre)
     return FittedObject(shape, centre, 0.0)
 
 
@@ -480,32 +482,9 @@ def fit_shape(
     Returns:
         The fit, and a warning message when the hint did not fit (None otherwise).
     """
-    if hint == "mesh" and mesh is not None:
-        return fit_user_mesh(*mesh, views, camera), None
-    if hint == "mesh":
-        return fit_mesh(views), None
-    if hint == "box":
-        fitted = fit_box(views, camera)
-    elif hint in ("cylinder", "cup", "mug", "bowl", "plate"):
-        fitted = fit_cylinder(views, camera, hint)
-    else:
-        box = fit_box(views, camera)
-        points = _all_points(views)
-        cx, cy, radius, height, hollow = _cylinder_guess(points, _camera_centre(views))
-        # A handle makes a mug, even where its opening is not seen (a camera low down).
-        base = _base_radius_guess(points, cx, cy, radius, height)
-        handled = _find_handle(points, cx, cy, radius, base, height) is not None
-        # So does a clear taper: a cylinder has one radius.
-        tapered = _is_tapered(points, cx, cy, height)
-        round_ = fit_cylinder(views, camera, "cup" if hollow or handled or tapered else "cylinder")
-        if hollow and not round_.shape.has_handle:
-            # A bowl has one parameter more (its base radius): it must fit clearly better.
-            bowl = fit_cylinder(views, camera, "bowl")
-            if bowl.shape.fit_error < round_.shape.fit_error - PROFILE_GAIN:
-                round_ = bowl
-        elif round_.shape.size[2] < PLATE_HEIGHT * round_.shape.size[0]:
-            round_ = _fit_plate(views, camera, round_)
-        fitted = box if box.shape.fit_error <= round_.shape.fit_error else round_
+    fitted = FITTERS[hint](views, camera, mesh)
+    if hint == MESH.name:  # a mesh is what a bad fit falls back to
+        return fitted, None
     if fitted.shape.fit_error > BAD_FIT:
         warning = (
             f"the '{hint}' shape fits badly (silhouette error {fitted.shape.fit_error:.2f}); "
@@ -514,12 +493,56 @@ def fit_shape(
         mesh = fit_mesh(views)
         mesh.shape.fit_error = fitted.shape.fit_error
         return mesh, warning
-    if hint == "mug" and not fitted.shape.has_handle:
+    if hint == MUG.name and not fitted.shape.has_handle:
         return (
             fitted,
             "the prompt says 'mug' but the depth shows no handle (hidden behind it?); fitted as a cup",
         )
     return fitted, None
+
+
+def _fit_auto(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+    """``auto``: a box and the round kind the points suggest, the better kept."""
+    box = fit_box(views, camera)
+    points = _all_points(views)
+    cx, cy, radius, height, hollow = _cylinder_guess(points, _camera_centre(views))
+    # A handle makes a mug, even where its opening is not seen (a camera low down).
+    base = _base_radius_guess(points, cx, cy, radius, height)
+    handled = _find_handle(points, cx, cy, radius, base, height) is not None
+    # So does a clear taper: a cylinder has one radius.
+    tapered = _is_tapered(points, cx, cy, height)
+    round_ = fit_cylinder(views, camera, CUP.name if hollow or handled or tapered else CYLINDER.name)
+    if hollow and not round_.shape.has_handle:
+        # A bowl has one parameter more (its base radius): it must fit clearly better.
+        bowl = fit_cylinder(views, camera, BOWL.name)
+        if bowl.shape.fit_error < round_.shape.fit_error - PROFILE_GAIN:
+            round_ = bowl
+    elif round_.shape.size[2] < PLATE_HEIGHT * round_.shape.size[0]:
+        round_ = _fit_plate(views, camera, round_)
+    return box if box.shape.fit_error <= round_.shape.fit_error else round_
+
+
+def _fit_mesh_hint(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+    """``mesh``: the user's mesh posed to the views, or the hull of the depth points."""
+    return fit_user_mesh(*mesh, views, camera) if mesh is not None else fit_mesh(views)
+
+
+def _round(kind: str) -> Callable[..., FittedObject]:
+    return lambda views, camera, mesh=None: fit_cylinder(views, camera, kind)
+
+
+FITTERS: dict[str, Callable[..., FittedObject]] = {
+    AUTO.name: _fit_auto,
+    BOX.name: lambda views, camera, mesh=None: fit_box(views, camera),
+    CYLINDER.name: _round(CYLINDER.name),
+    CUP.name: _round(CUP.name),
+    MUG.name: _round(MUG.name),
+    BOWL.name: _round(BOWL.name),
+    PLATE.name: _round(PLATE.name),
+    MESH.name: _fit_mesh_hint,
+}
+"""A prompt's shape hint -> its fitter: ``(views, camera, mesh) -> FittedObject`` (the shape table's kinds,
+:mod:`.shape_kinds`; ``mesh`` is the prompt's mesh file as ``(vertices, faces)`` or None)."""
 
 
 def camera_from_world_of(world_from_camera: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from ..demo import Camera, Demo
 from ..errors import WarningLog
 from ..segmentation.run import Segmentation
 from .camera import invert, pose_matrix, yaw_rotation
-from .shape_kinds import ROUND_KINDS
+from .shape_kinds import AUTO, BOX, CYLINDER, SHAPE_KINDS
 from .shapes import Shape
 from .silhouette import mask_box, silhouette_ious, silhouette_polygon
 from .table import GeometryError, Table, world_from_table
@@ -199,6 +199,12 @@ def _on_table(camera: Camera, world_from_cam: np.ndarray, pixel: np.ndarray) -> 
     return origin + ray * (-origin[2] / ray[2])
 
 
+def _square(kind: str) -> bool:
+    """The known-size fit's model of an object of this kind has a rectangular footprint (its yaw and two
+    extents unknown), not a round one (one diameter)."""
+    return not SHAPE_KINDS[kind].round
+
+
 class _Layout:
     """The search's unknowns as one vector: the camera's, then each object's.
 
@@ -214,10 +220,10 @@ class _Layout:
         """Per unknown, the object it belongs to (None: the camera's)."""
         for index, (obj, kind) in enumerate(zip(objects, kinds, strict=True)):
             own = [STEPS["pixel"], STEPS["pixel"]]
-            if kind == "box":
+            if _square(kind):
                 own.append(STEPS["yaw"])
             if obj.footprint is None:
-                own += [STEPS["log_extent"]] * (2 if kind == "box" else 1)
+                own += [STEPS["log_extent"]] * (2 if _square(kind) else 1)
             self.slices.append(slice(start, start + len(own)))
             self.owners += [index] * len(own)
             steps += own
@@ -230,10 +236,10 @@ class _Layout:
         for obj, kind, part in zip(self.objects, self.kinds, self.slices, strict=True):
             values = x[part]
             pixel, rest = values[:2], list(values[2:])
-            yaw = rest.pop(0) if kind == "box" else 0.0
+            yaw = rest.pop(0) if _square(kind) else 0.0
             if obj.footprint is not None:
                 sx, sy = obj.footprint
-            elif kind == "box":
+            elif _square(kind):
                 sx, sy = math.exp(rest[0]), math.exp(rest[1])
             else:
                 sx = sy = math.exp(rest[0])
@@ -404,10 +410,10 @@ def _start(objects: list[KnownObject], kinds: list[str], pitch: float, camera: C
         scales.append(scale)
         width = (x1 - x0) * distance / camera.fx * scale
         own = [*base_pixel]
-        if kind == "box":
+        if _square(kind):
             own.append(0.0)
         if obj.footprint is None:
-            own += [math.log(width * 0.8)] * (2 if kind == "box" else 1)
+            own += [math.log(width * 0.8)] * (2 if _square(kind) else 1)
         values.append(own)
     height = float(np.exp(np.mean(np.log(scales))))
     return np.array([pitch, 0.0, math.log(height)] + [v for own in values for v in own])
@@ -453,7 +459,7 @@ def estimate_camera_pose(objects: list[KnownObject], camera: Camera) -> PoseEsti
     Returns:
         The pose, with each object's fitted size and silhouette IoU.
     """
-    choices = [["box", "cylinder"] if o.kind == "auto" else [o.kind] for o in objects]
+    choices = [[BOX.name, CYLINDER.name] if o.kind == AUTO.name else [o.kind] for o in objects]
     best = None
     for kinds in _combinations(choices):
         x, loss = _search(objects, kinds, camera)
@@ -501,7 +507,8 @@ def known_objects(demo: Demo, segmentation: Segmentation) -> list[KnownObject]:
                 f"object '{prompt.name}': its mask on frame {prompt.frame} is too small to set the scale "
                 "from its known size; check its prompt there"
             )
-        kind = "box" if prompt.shape == "box" else "cylinder" if prompt.shape in ROUND_KINDS else "auto"
+        entry = SHAPE_KINDS[prompt.shape]
+        kind = BOX.name if entry is BOX else CYLINDER.name if entry.round else AUTO.name
         found.append(KnownObject(prompt.name, kind, prompt.known_height, _footprint(prompt, kind),
                                  _rest_masks(track.masks, prompt.frame)))  # fmt: skip
     return found
@@ -509,10 +516,10 @@ def known_objects(demo: Demo, segmentation: Segmentation) -> list[KnownObject]:
 
 def _footprint(prompt, kind: str) -> tuple[float, float] | None:
     """The known footprint a fit can keep: a box's or a plain cylinder's (a cup's may include a handle)."""
-    if prompt.size is None or kind == "auto" or prompt.shape in ("cup", "mug", "bowl"):
+    if prompt.size is None or kind == AUTO.name or SHAPE_KINDS[prompt.shape].container:
         return None
     sx, sy, _ = prompt.size
-    return (sx, sy) if kind == "box" else ((sx + sy) / 2, (sx + sy) / 2)
+    return (sx, sy) if _square(kind) else ((sx + sy) / 2, (sx + sy) / 2)
 
 
 def _rest_masks(masks: list[np.ndarray], frame: int) -> list[np.ndarray]:

@@ -154,7 +154,7 @@ def align(
         ``(position, yaw, tilt, rms)``: the aligned pose (tilt ``(2,)``, zeros
         when upright) and the RMS point distance (m).
     """
-    round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+    round_ = shape.is_round
     tilt = np.zeros(2) if tilt is None else np.asarray(tilt, float)
 
     def residuals(x, lean):

@@ -125,7 +125,7 @@ def track_silhouettes(
     count = len(masks)
     positions, yaws = np.zeros((count, 3)), np.zeros(count)
     measured = np.zeros(count, bool)
-    round_ = shape.kind in ("cylinder", "plate", "cup", "bowl")
+    round_ = shape.is_round
     grasp, release = held_span(gripper, start_position, shape.size, count)
     rest_z = float(start_position[2])
 

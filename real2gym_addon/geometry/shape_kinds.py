@@ -1,52 +1,35 @@
-"""The shape kinds: one entry per kind a prompt may name or a report may hold.
+"""The shape table: one entry per kind a prompt may name or a report may hold.
 
 prompts.json's ``shape``, the report's ``objects[].shape``, the Blender enums, the JSON
-Schemas' enums and the flags that other modules ask (does it hold things, is its outline
-round) read this table. The fitting and the mesh and collision builders still dispatch
-on the kind in :mod:`.fit` and :mod:`.shapes` (moving them into the entries is the next
-step of the shape table, docs/limits.md).
+Schemas' enums, the flags other modules ask (does it hold things, is its outline round)
+and the form of every shape (:class:`.shapes.Shape`'s mesh, collision pieces, outline and
+distance) come from this table. Each kind is an entry in its own module under
+:mod:`.kinds`; its fitter is :data:`.fit.FITTERS` under its name (fitting sits above the
+shapes). ``auto`` and ``mug`` are prompt hints only and have no form of their own.
+
+Adding a shape: a module under ``kinds/`` with its entry, the entry in :data:`SHAPE_KINDS`,
+its fitter in :data:`.fit.FITTERS`; ``tools/gen_docs.py`` and the schemas' test follow.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from .kinds.base import ShapeKind
+from .kinds.bowl import BOWL
+from .kinds.box import BOX
+from .kinds.cup import CUP
+from .kinds.cylinder import CYLINDER
+from .kinds.mesh import MESH
+from .kinds.plate import PLATE
 
-
-@dataclasses.dataclass(frozen=True)
-class ShapeKind:
-    """One kind of shape.
-
-    Attributes:
-        name: As prompts.json and report.json write it.
-        description: What it is, for the user (Blender's tooltips, docs).
-        container: It has an opening that holds things (a ``place_in`` target).
-        round: Its outline seen from above is a circle (fitted as a cylinder by a known size).
-        reported: A fit can end as this kind in report.json (``auto`` and ``mug`` are only
-            prompt hints: ``auto`` becomes the kind chosen, ``mug`` a cup with a handle).
-    """
-
-    name: str
-    description: str
-    container: bool = False
-    round: bool = False
-    reported: bool = True
-
+AUTO = ShapeKind("auto", "Let the fit choose: box, cylinder, cup, bowl or plate", reported=False)
+"""The prompt leaves the kind to the fit."""
+MUG = ShapeKind("mug", "A cup whose handle is looked for on less evidence (reported as cup)", container=True,
+                round=True, reported=False)  # fmt: skip
+"""The prompt says the cup has a handle: it is looked for on less evidence, and fitted as a cup."""
 
 SHAPE_KINDS: dict[str, ShapeKind] = {
-    kind.name: kind
-    for kind in (
-        ShapeKind("auto", "Let the fit choose: box, cylinder, cup, bowl or plate", reported=False),
-        ShapeKind("box", "A box: three extents"),
-        ShapeKind("cylinder", "A solid cylinder", round=True),
-        ShapeKind("cup", "An open cup, straight or tapered, with a handle where one shows", container=True,
-                  round=True),
-        ShapeKind("mug", "A cup whose handle is looked for on less evidence (reported as cup)", container=True,
-                  round=True, reported=False),
-        ShapeKind("bowl", "An open bowl whose wall curves up", container=True, round=True),
-        ShapeKind("plate", "A flat plate, with a raised rim where one shows", round=True),
-        ShapeKind("mesh", "The user's own OBJ mesh, or the hull of the depth points"),
-    )
-}  # fmt: skip
+    kind.name: kind for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, MESH)
+}
 """Kind name -> its entry, in the order prompts.json's docs list them."""
 PROMPT_SHAPES = tuple(SHAPE_KINDS)
 """What prompts.json's ``shape`` may say."""
@@ -56,6 +39,21 @@ ROUND_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.round)
 """Kinds whose outline from above is a circle."""
 CONTAINER_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.container)
 """Kinds with an opening."""
+
+__all__ = ["AUTO", "BOWL", "BOX", "CUP", "CYLINDER", "MESH", "MUG", "PLATE", "SHAPE_KINDS", "ShapeKind",
+           "is_container", "kind_entry"]  # fmt: skip
+
+
+def kind_entry(kind: str) -> ShapeKind:
+    """The entry of a kind a shape may have (one with a form).
+
+    Raises:
+        ValueError: Naming the kind, when it is not one a fitted shape can be.
+    """
+    entry = SHAPE_KINDS.get(kind)
+    if entry is None or entry.mesh is None:
+        raise ValueError(f"unknown shape kind {kind!r:.40}: a shape is one of {', '.join(REPORT_SHAPES)}")
+    return entry
 
 
 def is_container(kind: str) -> bool:

@@ -4,14 +4,14 @@ Every shape has a local frame with z up and the origin at the centre of its
 bounding box (the contract's ``size`` is the full extent of that box). Its
 visual mesh is a clean watertight trimesh; its collision description is a list
 of primitives (boxes, cylinders) that keep a container's opening open: a cup is
-a bottom disc and a ring of wall boxes, never one convex hull.
+a bottom disc and a ring of wall boxes, never one convex hull. What a kind's form
+is (its mesh, pieces, outline, distance, profile) is its entry in the shape table
+(:mod:`.shape_kinds`, one module per kind under :mod:`.kinds`); :class:`Shape` asks it.
 
 Containers have a radius profile along their height: the outer radius goes from
 ``base_radius`` at the bottom to ``outer_radius`` at the rim, straight for a cup
 (a cylinder when the two are equal, else a frustum) and along a quarter ellipse
-for a bowl (a rounded bottom curving up to a vertical rim). The wall keeps its
-thickness horizontally; a curved or slanted wall is collided by rings of tilted
-wall boxes, one ring per stretch of the profile.
+for a bowl (a rounded bottom curving up to a vertical rim).
 
 A cup may have a handle (a mug): a C-shaped bar on the local +x side, joined to
 the wall at two heights, collided by three boxes (two arms and the outer bar)
@@ -24,57 +24,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 
 import numpy as np
 
-from .shape_kinds import is_container
+from .kinds.bowl import PROFILE_SAMPLES
+from .kinds.container import HANDLE_KEYS
+from .pieces import GEOM_BOX, CollisionPiece
+from .shape_kinds import ShapeKind, kind_entry
 
-CUP_WALL_PIECES = 16
-BOWL_WALL_RINGS = 4
-"""Rings of wall boxes along a curved (bowl) wall."""
-PROFILE_SAMPLES = 13
-"""Heights at which a curved profile is sampled for meshes and outlines."""
-HANDLE_KEYS = ("handle_reach", "handle_bottom", "handle_top", "handle_thickness", "handle_width")
-"""A cup's handle parameters (m): reach from the axis to the handle's outer edge, its lower and upper
-edges' heights above the cup's bottom, its bar's thickness, and its width across (local y)."""
-
-
-@dataclasses.dataclass
-class CollisionPiece:
-    """One collision primitive in the object's local frame.
-
-    Attributes:
-        kind: ``"box"`` (half sizes) or ``"cylinder"`` (radius, half height), as MuJoCo geoms.
-        size: Box half extents ``(hx, hy, hz)``, or ``(radius, half_height, 0)``.
-        position: Centre (3,), metres, local frame.
-        yaw: Rotation about local z, radians.
-        tilt: Rotation about the piece's own y axis before the yaw, radians (a
-            slanted wall box leans its top outwards by this angle).
-    """
-
-    kind: str
-    size: tuple[float, float, float]
-    position: tuple[float, float, float]
-    yaw: float = 0.0
-    tilt: float = 0.0
-
-    def rotation(self) -> np.ndarray:
-        """3x3 rotation in the object's frame: ``Rz(yaw) @ Ry(tilt)``."""
-        cy, sy, ct, st = math.cos(self.yaw), math.sin(self.yaw), math.cos(self.tilt), math.sin(self.tilt)
-        return np.array([[cy, -sy, 0.0], [sy, cy, 0.0], [0.0, 0.0, 1.0]]) @ np.array(
-            [[ct, 0.0, st], [0.0, 1.0, 0.0], [-st, 0.0, ct]]
-        )
-
-    def to_report(self) -> dict:
-        """As a JSON-ready dict."""
-        return {
-            "kind": self.kind,
-            "size": [round(v, 6) for v in self.size],
-            "position": [round(v, 6) for v in self.position],
-            "yaw": round(self.yaw, 6),
-            "tilt": round(self.tilt, 6),
-        }
+__all__ = ["HANDLE_KEYS", "PROFILE_SAMPLES", "CollisionPiece", "Shape"]
 
 
 @dataclasses.dataclass
@@ -82,7 +40,7 @@ class Shape:
     """A fitted shape.
 
     Attributes:
-        kind: ``box``, ``cylinder``, ``cup``, ``bowl``, ``plate`` or ``mesh``.
+        kind: A reported kind of the shape table (:data:`.shape_kinds.REPORT_SHAPES`).
         size: Full bounding-box extents ``(sx, sy, sz)`` in metres, z up.
         params: Kind-specific parameters in metres (``radius``; a container's
             ``outer_radius`` at the rim, ``inner_radius``, ``wall_thickness``,
@@ -110,9 +68,23 @@ class Shape:
     faces: np.ndarray | None = None
 
     @property
+    def entry(self) -> ShapeKind:
+        """The kind's entry in the shape table.
+
+        Raises:
+            ValueError: The kind is not one a fitted shape can be.
+        """
+        return kind_entry(self.kind)
+
+    @property
     def is_container(self) -> bool:
         """True for shapes with an opening (cup, bowl: :data:`.shape_kinds.CONTAINER_KINDS`)."""
-        return is_container(self.kind)
+        return self.entry.container
+
+    @property
+    def is_round(self) -> bool:
+        """True for shapes whose outline from above is a circle (:data:`.shape_kinds.ROUND_KINDS`)."""
+        return self.entry.round
 
     @property
     def has_handle(self) -> bool:
@@ -131,14 +103,10 @@ class Shape:
         return np.array([-max(self.params["handle_reach"] - widest, 0.0) / 2, 0.0, 0.0])
 
     def dished(self) -> Shape:
-        """A plate with a raised rim as the open container it is (its dish the inside: the rim a wall of
-        ``rim_width``, the floor ``dish_depth`` below the top), for its distances and collision; else itself."""
-        if self.kind != "plate" or "dish_depth" not in self.params:
-            return self
-        rim, width = self.params["radius"], self.params["rim_width"]
-        params = {"outer_radius": rim, "inner_radius": rim - width, "wall_thickness": width,
-                  "bottom_thickness": self.size[2] - self.params["dish_depth"]}  # fmt: skip
-        return Shape("cup", self.size, params)
+        """The open container the shape is for its distances and collision (a plate with a raised rim is
+        a shallow dish: the kind's ``open_form``); else itself."""
+        opened = self.entry.open_form(self) if self.entry.open_form else None
+        return self if opened is None else opened
 
     def body(self) -> Shape:
         """The shape without its handle, centred on its own axis (itself when it has none)."""
@@ -254,23 +222,13 @@ class Shape:
 
     def collision_pieces(self) -> list[CollisionPiece]:
         """The collision description in the local frame (empty for ``hull``: the mesh itself collides)."""
-        sx, sy, sz = self.size
         if self.collision in ("hull", "coacd"):
             return []
-        if self.kind == "box" or (self.kind == "mesh" and self.vertices is None):
-            return [CollisionPiece("box", (sx / 2, sy / 2, sz / 2), (0.0, 0.0, 0.0))]
-        if self.dished() is not self:
-            return _container_pieces(self.dished())
-        if self.kind in ("cylinder", "plate"):
-            return [CollisionPiece("cylinder", (sx / 2, sz / 2, 0.0), (0.0, 0.0, 0.0))]
-        if self.is_container:
-            offset = self.axis_offset()
-            walls = [
-                dataclasses.replace(p, position=tuple(np.add(p.position, offset)))
-                for p in _container_pieces(self)
-            ]
-            return walls + self.handle_pieces()
-        return [CollisionPiece("box", (sx / 2, sy / 2, sz / 2), (0.0, 0.0, 0.0))]
+        return self.entry.collision_pieces(self)
+
+    def surface_distance(self, points: np.ndarray) -> np.ndarray:
+        """Signed distance (m) from local-frame points (``Nx3``) to the surface."""
+        return self.entry.surface_distance(self, points)
 
     def handle_pieces(self) -> list[CollisionPiece]:
         """A handle's collision boxes in the local frame (none without one): the lower arm, the upper
@@ -281,9 +239,9 @@ class Shape:
         t, half_width = self.params["handle_thickness"], self.params["handle_width"] / 2
         bar = max((z1 - z0) / 2 - t, t / 2)
         return [
-            CollisionPiece("box", ((x1 - x0) / 2, half_width, t / 2), ((x0 + x1) / 2, 0.0, z0 + t / 2)),
-            CollisionPiece("box", ((x1 - x2) / 2, half_width, t / 2), ((x1 + x2) / 2, 0.0, z1 - t / 2)),
-            CollisionPiece("box", (t / 2, half_width, bar), (x1 - t / 2, 0.0, (z0 + z1) / 2)),
+            CollisionPiece(GEOM_BOX, ((x1 - x0) / 2, half_width, t / 2), ((x0 + x1) / 2, 0.0, z0 + t / 2)),
+            CollisionPiece(GEOM_BOX, ((x1 - x2) / 2, half_width, t / 2), ((x1 + x2) / 2, 0.0, z1 - t / 2)),
+            CollisionPiece(GEOM_BOX, (t / 2, half_width, bar), (x1 - t / 2, 0.0, (z0 + z1) / 2)),
         ]
 
     def _handle_outline(self) -> np.ndarray:
@@ -337,38 +295,11 @@ class Shape:
 
     def mesh(self):
         """The visual mesh: a watertight ``trimesh.Trimesh`` in the local frame."""
-        import trimesh
-
-        sx, sy, sz = self.size
-        if self.kind == "box":
-            return trimesh.creation.box(extents=(sx, sy, sz))
-        if self.dished() is not self:
-            return self.dished().mesh()
-        if self.kind in ("cylinder", "plate"):
-            return trimesh.creation.cylinder(radius=sx / 2, height=sz, sections=48)
-        if self.has_handle:
-            return trimesh.util.concatenate([mesh for _, mesh in self.parts()])
-        if self.is_container:
-            return trimesh.creation.revolve(self.cross_section(), sections=48)
-        if self.faces is not None:
-            return trimesh.Trimesh(self.vertices, self.faces, process=False)
-        return trimesh.convex.convex_hull(self.vertices)
+        return self.entry.mesh(self)
 
     def outline_points(self) -> np.ndarray:
         """Points on the outer hull (``Nx3``, local frame) whose projection's hull is the silhouette."""
-        sx, sy, sz = self.size
-        if self.kind == "box":
-            corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
-            return corners * np.array([sx, sy, sz]) / 2
-        if self.kind in ("cylinder", "plate") or self.is_container:
-            heights, radii = self.outer_profile() if self.is_container else ([-sz / 2, sz / 2], [sx / 2] * 2)
-            angles = np.linspace(0, 2 * math.pi, 32, endpoint=False)
-            ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
-            rings = [np.c_[ring * r, np.full(32, z)] for z, r in zip(heights, radii, strict=True)]
-            if not self.has_handle:
-                return np.concatenate(rings)
-            return np.concatenate([np.concatenate(rings) + self.axis_offset(), self.handle_mesh().vertices])
-        return np.asarray(self.vertices)
+        return self.entry.outline_points(self)
 
     def outer_profile(self, samples: int = PROFILE_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
         """A container's outer radius along its height: ``(z, r)`` arrays, bottom to rim, ``r`` from its
@@ -377,13 +308,9 @@ class Shape:
         Args:
             samples: Heights for a curved (bowl) profile; a straight wall needs two.
         """
-        sz = self.size[2]
-        rim = self.params["outer_radius"]
-        base = self.params.get("base_radius", rim)
-        if self.kind == "bowl" and abs(base - rim) > 1e-9:
-            t = np.linspace(0.0, 1.0, samples)
-            return -sz / 2 + t * sz, base + (rim - base) * np.sqrt(1.0 - (1.0 - t) ** 2)
-        return np.array([-sz / 2, sz / 2]), np.array([base, rim])
+        if self.entry.outer_profile is None:
+            raise ValueError(f"a {self.kind} has no outer profile (not a container)")
+        return self.entry.outer_profile(self, samples)
 
     def inner_height(self, radius: float) -> float:
         """How high (m, above the container's bottom) its inner surface is at ``radius`` from the axis:
@@ -409,38 +336,3 @@ class Shape:
                 [[0.0, floor]],
             ]
         )
-
-
-def _container_pieces(shape: Shape) -> list[CollisionPiece]:
-    """A bottom disc and rings of wall boxes along the profile (one ring for a straight wall)."""
-    heights, radii = shape.outer_profile()
-    wall, bottom = shape.params["wall_thickness"], shape.params["bottom_thickness"]
-    floor = heights[0] + bottom
-    # The bottom disc reaches the wall's mid-line, under a bowl's rounded foot too.
-    disc = max(float(radii[0]), float(np.interp(floor, heights, radii)) - wall / 2)
-    pieces = [CollisionPiece("cylinder", (disc, bottom / 2, 0.0), (0.0, 0.0, heights[0] + bottom / 2))]
-    rings = 1 if len(heights) == 2 else BOWL_WALL_RINGS
-    stops = np.linspace(floor, heights[-1], rings + 1)
-    middles = np.interp(stops, heights, radii) - wall / 2  # the wall's mid-line
-    for ring in range(rings):
-        (z0, z1), (r0, r1) = stops[ring : ring + 2], middles[ring : ring + 2]
-        tilt = math.atan2(r1 - r0, z1 - z0)
-        # Rings after the first reach down a little into the one below, so the wall has no gaps.
-        overlap = wall / 2 if ring else 0.0
-        along = math.hypot(r1 - r0, z1 - z0) / 2 + overlap / 2
-        centre_r = (r0 + r1) / 2 - overlap / 2 * math.sin(tilt)
-        centre_z = (z0 + z1) / 2 - overlap / 2 * math.cos(tilt)
-        # Each box spans its sector's chord (plus a little) so the ring is closed.
-        half_length = max(r0, r1) * math.tan(math.pi / CUP_WALL_PIECES) * 1.05 + wall / 2
-        for i in range(CUP_WALL_PIECES):
-            angle = 2 * math.pi * i / CUP_WALL_PIECES
-            pieces.append(
-                CollisionPiece(
-                    "box",
-                    (wall / 2, half_length, along),
-                    (centre_r * math.cos(angle), centre_r * math.sin(angle), centre_z),
-                    angle,
-                    tilt,
-                )
-            )
-    return pieces

@@ -635,7 +635,7 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
         turn = yaw_rotation(other.motion.yaws[-1])
         centre = centre + turn @ shape.axis_offset()  # a mug's axis is off its box centre
         local = turn.T @ np.r_[xy - centre[:2], 0.0]
-        if shape.is_container or shape.kind in ("cylinder", "plate"):
+        if shape.is_round:
             inside = np.hypot(local[0], local[1]) < shape.size[0] / 2
         else:
             inside = abs(local[0]) < shape.size[0] / 2 and abs(local[1]) < shape.size[1] / 2

@@ -25,6 +25,7 @@ from .fit_base import (
     _sample,
     _silhouette_error,
 )
+from .shape_kinds import MESH
 from .shapes import Shape
 
 START_YAWS = 8
@@ -74,7 +75,7 @@ def fit_user_mesh(
     error, (x, y, yaw, scale), unit, _ = best
     local = unit * abs(scale)
     size = tuple(float(v) for v in local.max(axis=0) - local.min(axis=0))
-    shape = Shape("mesh", size, vertices=local, faces=faces, fit_error=float(error), collision="hull")
+    shape = Shape(MESH.name, size, vertices=local, faces=faces, fit_error=float(error), collision="hull")
     return FittedObject(shape, np.array([x, y, size[2] / 2]), float(yaw))
 
 
@@ -89,7 +90,7 @@ def _loss(unit: np.ndarray, faces: np.ndarray, views: list[RestView], camera: Ca
     import trimesh
 
     mesh = trimesh.Trimesh(unit, faces, process=False)
-    hull = Shape("mesh", (1.0, 1.0, 1.0), vertices=mesh.convex_hull.vertices)
+    hull = Shape(MESH.name, (1.0, 1.0, 1.0), vertices=mesh.convex_hull.vertices)
     surface = np.asarray(trimesh.sample.sample_surface(mesh, 3000, seed=0)[0]) if mesh.area > 0 else unit
     tree = cKDTree(surface)
     half_height = (unit[:, 2].max() - unit[:, 2].min()) / 2
@@ -97,7 +98,7 @@ def _loss(unit: np.ndarray, faces: np.ndarray, views: list[RestView], camera: Ca
     def loss(v):
         x, y, yaw, scale = v
         scale = abs(scale)
-        posed = Shape("mesh", (1.0, 1.0, 1.0), vertices=hull.vertices * scale)
+        posed = Shape(MESH.name, (1.0, 1.0, 1.0), vertices=hull.vertices * scale)
         position = np.array([x, y, half_height * scale])
         error = _silhouette_error(posed, position, yaw, views, camera)
         if len(sample):

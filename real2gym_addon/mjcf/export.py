@@ -25,6 +25,7 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
 from ..geometry.camera import yaw_rotation
+from ..geometry.pieces import GEOM_BOX
 from ..geometry.shapes import Shape
 from .gripper import GripperSpec, add_gripper
 
@@ -146,7 +147,7 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
                       density=density, friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     for index, piece in enumerate(pieces):
-        kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == "box" else mujoco.mjtGeom.mjGEOM_CYLINDER
+        kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == GEOM_BOX else mujoco.mjtGeom.mjGEOM_CYLINDER
         body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),
                       quat=_piece_quat(piece), density=density, friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY,
                       condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
@@ -169,7 +170,7 @@ def _hull_volume(vertices) -> float:
 
 
 def _piece_volume(piece) -> float:
-    if piece.kind == "box":
+    if piece.kind == GEOM_BOX:
         return 8.0 * piece.size[0] * piece.size[1] * piece.size[2]
     return np.pi * piece.size[0] ** 2 * 2.0 * piece.size[1]
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Real2GymError
+from ..geometry.shape_kinds import BOX, CYLINDER, is_container
 from ..json_files import read_json_file
 
 PLAN_VERSION = 1
@@ -197,7 +198,7 @@ class VariationPlan:
             elif role == "target":
                 change.update(dx=_draw(rng, m.target_position_m), dy=_draw(rng, m.target_position_m),
                               dyaw_deg=_draw(rng, m.target_yaw_deg))  # fmt: skip
-                if obj.get("kind") in ("cup", "bowl"):
+                if is_container(obj.get("kind")):
                     change["rim_scale"] = _draw(rng, m.rim_scale)
             params["objects"][obj["name"]] = change
         params["table_dz"] = _draw(rng, m.table_height_m)
@@ -206,7 +207,7 @@ class VariationPlan:
         low, high = _pair(m.distractors, "distractors")
         params["distractors"] = [
             {
-                "shape": "box" if rng.random() < 0.5 else "cylinder",
+                "shape": BOX.name if rng.random() < 0.5 else CYLINDER.name,
                 "size": round(_draw(rng, m.distractor_size_m), 4),
                 "height": round(_draw(rng, m.distractor_size_m), 4),
                 "u": float(rng.random()),

@@ -24,6 +24,7 @@ from ..files import write_json_atomic, write_text_atomic
 from ..geometry.fit import FittedObject
 from ..geometry.motion import Motion
 from ..geometry.report_io import geometry_from_report
+from ..geometry.shape_kinds import kind_entry
 from ..geometry.shapes import Shape
 from ..geometry.stage import Geometry, ObjectGeometry
 from ..mjcf.export import DEFAULT_DENSITY, FRICTION_RANGE, collision_volume
@@ -252,7 +253,7 @@ def _appearance_only(base: BaseScene, params: dict, folder: Path):
 def _footprint(obj: ObjectGeometry) -> float:
     """Radius (m) of the circle that holds the object's footprint."""
     sx, sy, _ = obj.fitted.shape.size
-    return 0.5 * math.hypot(sx, sy) if obj.fitted.shape.kind in ("box", "mesh") else 0.5 * max(sx, sy)
+    return 0.5 * max(sx, sy) if obj.fitted.shape.is_round else 0.5 * math.hypot(sx, sy)
 
 
 def _check_placement(geometry: Geometry) -> None:
@@ -298,9 +299,9 @@ def _place_distractors(geometry: Geometry, wanted: list[dict]) -> list[ObjectGeo
     placed = []
     for number, spec in enumerate(wanted):
         size, height = float(spec["size"]), float(spec["height"])
-        kind = spec["shape"]
-        shape = Shape(kind, (size, size, height), {"radius": size / 2} if kind == "cylinder" else {})
-        radius = size / math.sqrt(2) if kind == "box" else size / 2
+        kind = kind_entry(spec["shape"])
+        shape = Shape(kind.name, (size, size, height), {"radius": size / 2} if kind.round else {})
+        radius = size / 2 if kind.round else size / math.sqrt(2)
         low_path = path[path[:, 2] < height + HAND_REACH_DOWN, :2]
         rng = np.random.default_rng(int(spec["u"] * 2**31))
         margin = radius + 0.02

@@ -1,0 +1,56 @@
+"""What a shape kind is: one entry of the shape table (:data:`..shape_kinds.SHAPE_KINDS`).
+
+An entry holds the kind's name and flags, the parameters its shapes carry, and the
+functions that give a shape of the kind its form: the visual mesh, the collision
+pieces, the outline whose projection is the silhouette, the signed distance to its
+surface and, for a container, its outer profile. They take the shape (a
+:class:`..shapes.Shape`) and read its ``size``, ``params`` and ``vertices``; the
+:class:`..shapes.Shape` methods of the same names call them. The fitters, which sit
+above the shapes, are in :data:`..fit.FITTERS` under the entries' names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class ShapeKind:
+    """One kind of shape.
+
+    Attributes:
+        name: As prompts.json and report.json write it.
+        description: What it is, for the user (Blender's tooltips, docs).
+        container: It has an opening that holds things (a ``place_in`` target).
+        round: Its outline seen from above is a circle (fitted as a cylinder by a known size).
+        reported: A fit can end as this kind in report.json (``auto`` and ``mug`` are only
+            prompt hints: ``auto`` becomes the kind chosen, ``mug`` a cup with a handle).
+        user_file: prompts.json may give the shape as the user's own mesh file (``"mesh": "x.obj"``).
+        params: The parameters (m) its shapes carry in ``params``; optional ones in ``optional_params``.
+        optional_params: Parameters a shape of the kind may carry (a cup's handle, a bowl's base radius).
+        mesh: shape -> its watertight visual ``trimesh.Trimesh`` in the local frame.
+        collision_pieces: shape -> its :class:`..pieces.CollisionPiece` list (``primitives`` collision).
+        outline_points: shape -> ``Nx3`` local points whose projection's hull is the silhouette.
+        surface_distance: (shape, ``Nx3`` local points) -> signed distances (m) to its surface.
+        outer_profile: For a container: (shape, samples) -> its outer radius along its height, ``(z, r)``.
+        open_form: shape -> the open container it is for distances and collision (a plate with a raised
+            rim is a shallow dish), or None when it is one already or has no opening.
+    """
+
+    name: str
+    description: str
+    container: bool = False
+    round: bool = False
+    reported: bool = True
+    user_file: bool = False
+    params: tuple[str, ...] = ()
+    optional_params: tuple[str, ...] = ()
+    mesh: Callable | None = None
+    collision_pieces: Callable | None = None
+    outline_points: Callable[..., np.ndarray] | None = None
+    surface_distance: Callable[..., np.ndarray] | None = None
+    outer_profile: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    open_form: Callable | None = None
