@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from docs_kit import gen_docs
 
 from real2gym.real2gym_addon.errors import SegmentationError
 from real2gym.real2gym_addon.fixes.review import keyframe_checks
@@ -77,13 +78,6 @@ def _report(checks: dict) -> dict:
         ],  # fmt: skip
         "verification": {"passed": all(c["passed"] for c in checks.values()), "checks": checks},
     }
-
-
-def _gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", REPO / "tools" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_check_has_a_label_a_figure_and_what_it_needs() -> None:
@@ -162,7 +156,7 @@ def test_a_check_added_to_the_table_shows_everywhere(monkeypatch) -> None:
     from real2gym.real2gym_addon.summary import Pictures
 
     assert "the fake figure under its limit" in render_summary(report, Pictures())
-    table = _gen_docs().checks_table()
+    table = gen_docs().checks_table()
     assert (
         "| `fake_check` | Fake | the fake figure under its limit | release | Do the fake thing (`offset`). |"
         in table
@@ -172,7 +166,7 @@ def test_a_check_added_to_the_table_shows_everywhere(monkeypatch) -> None:
 def test_docs_checks_table_is_up_to_date() -> None:
     """docs/checks.md's table of checks is generated: run tools/gen_docs.py after changing CHECKS."""
     text = (REPO / "docs" / "checks.md").read_text(encoding="utf-8")
-    assert _gen_docs().with_checks_table(text) == text, "docs/checks.md is out of date: run tools/gen_docs.py"
+    assert gen_docs().with_checks_table(text) == text, "docs/checks.md is out of date: run tools/gen_docs.py"
 
 
 def test_every_backend_is_in_the_table_and_a_new_one_needs_one_entry(monkeypatch) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from docs_kit import gen_docs
 
 from real2gym.real2gym_addon import prompts
 from real2gym.real2gym_addon.errors import DemoFolderError, WarningLog
@@ -112,16 +112,9 @@ def test_the_scan_finds_a_planted_literal(tmp_path) -> None:
     assert any("'place_on'" in f for f in found) and any("== 'lift'" in f for f in found)
 
 
-def _gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", REPO / "tools" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_docs_table_of_tasks_is_generated_from_the_table() -> None:
     text = (REPO / "docs" / "checks.md").read_text(encoding="utf-8")
-    generated = _gen_docs()
+    generated = gen_docs()
     assert generated.with_tasks_table(text) == text, "docs/checks.md is out of date: run tools/gen_docs.py"
     for task in TASKS.values():
         assert f"`{task.name}`" in generated.tasks_table()
@@ -129,13 +122,13 @@ def test_the_docs_table_of_tasks_is_generated_from_the_table() -> None:
 
 def test_task_json_takes_its_success_fields_from_the_entry(verified_demo_run: Path) -> None:
     from real2gym.real2gym_addon.gym.export import task_description
+    from real2gym.real2gym_addon.report import Report, read_report
     from real2gym.real2gym_addon.variants.plan import VariationPlan
 
-    report = json.loads((verified_demo_run / "report.json").read_text())
+    report = read_report(verified_demo_run)
     success = task_description(report, VariationPlan())["success"]
     assert success["type"] == "place_in" and success["released"] is True
     assert success["target"] == "cup" and success["inner_radius"] > 0
-    lifted = task_description({**report, "task": {"type": "lift", "object": "block"}}, VariationPlan())[
-        "success"
-    ]
+    lifting = Report.from_json({**report.to_json(), "task": {"type": "lift", "object": "block"}})
+    lifted = task_description(lifting, VariationPlan())["success"]
     assert lifted["released"] is False and lifted["raised_m"] == pytest.approx(0.02)
