@@ -265,3 +265,38 @@ def load_truth(path: str | Path) -> Truth:
         gripper=list(gripper.get("frames", []) if isinstance(gripper, dict) else gripper),
         raw=raw,
     )
+
+
+def write_given_masks(truth: Truth, folder: str | Path, names: list[str], indexed: bool = False) -> Path:
+    """Writes the truth's visible masks into a demo folder as masks made elsewhere (the ``given`` backend).
+
+    With them a run measures what comes after segmentation on masks known to be right.
+
+    Args:
+        truth: The demo's truth.
+        folder: The demo folder to write into.
+        names: The objects in prompts.json's order (index k + 1 in the indexed layout).
+        indexed: Write ``masks_indexed/`` (one grey-level index PNG per frame) instead of
+            ``masks/<object>/`` (one PNG per object and frame; none where it is not seen).
+
+    Returns:
+        The folder of masks written.
+    """
+    import cv2
+
+    root = Path(folder) / ("masks_indexed" if indexed else "masks")
+    frames = len(next(iter(truth.objects.values())).frames)
+    for frame in range(frames):
+        masks = [truth.objects[name].frames[frame].mask() for name in names]
+        if indexed:
+            index = np.zeros(masks[0].shape, np.uint8)
+            for number, mask in enumerate(masks, start=1):
+                index[mask] = number
+            root.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(root / f"{frame:06d}.png"), index)
+            continue
+        for name, mask in zip(names, masks, strict=True):
+            if mask.any():
+                (root / name).mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(root / name / f"{frame:06d}.png"), mask.astype(np.uint8) * 255)
+    return root

@@ -95,6 +95,13 @@ SEGMENTATION_BACKENDS: dict[str, Backend] = {
             module="flow_warp",
             make=lambda module, options: module.FlowWarpSegmenter(),
         ),
+        Backend(
+            "given",
+            label="Given Masks",
+            description="Masks made elsewhere, read from the demo folder's masks/ or masks_indexed/",
+            module="given",
+            make=lambda module, options: module.GivenMasksSegmenter(),
+        ),
     )
 }
 """Every segmentation backend, in menu order."""

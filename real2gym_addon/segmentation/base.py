@@ -66,6 +66,21 @@ class VideoSegmenter(abc.ABC):
     """A video object segmenter: prompts on some frames, masks on all frames."""
 
     name: ClassVar[str] = ""
+    keeps_masks: ClassVar[bool] = False
+    """Its masks are the user's own, known to be right: the doubt checks flag frames and cap the
+    confidence but do not correct the masks (the ``given`` backend)."""
+
+    def start_on(self, demo) -> None:
+        """Meets the demo folder before :meth:`init_state` (:func:`..run.segment_demo` calls it).
+
+        A backend that reads what the folder holds besides the video (masks made
+        elsewhere: the ``given`` backend) takes it here; the others need nothing.
+
+        Args:
+            demo: The checked :class:`~real2gym_addon.demo.Demo`; an object's id is its
+                index in ``demo.objects``.
+        """
+        return None
 
     @abc.abstractmethod
     def init_state(

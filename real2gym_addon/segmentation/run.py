@@ -181,10 +181,15 @@ def segment_demo(
     progress = progress or Progress()
     log = log if log is not None else WarningLog()
     scale, frames, depth = _decode(demo, progress, log, span[0])
+    segmenter.start_on(demo)
     segmenter.init_state(frames, depth)
     results = _propagate(demo, segmenter, range(len(demo.objects)), scale, len(frames), progress, span)
     progress.step("checking the masks for doubtful frames", span[1])
     doubts = _assess(demo, frames, depth, results)
+    if segmenter.keeps_masks:  # flagged where doubtful, but as the user gave them
+        empty = np.zeros(frames[0].shape[:2], bool)
+        doubts = [dataclasses.replace(d, masks=[r[o].mask if o in r else empty for r in results])
+                  for o, d in enumerate(doubts)]  # fmt: skip
     return Segmentation(segmenter.name, scale, _tracks(demo, doubts, log))
 
 
