@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +14,43 @@ from .errors import DemoFolderError
 
 if TYPE_CHECKING:
     from .demo import Demo
+
+CACHE_BYTES = 256 * 2**20
+"""Decoded depth images kept between reads (about 400 frames at 640x480): the door's check, the
+segmentation and the geometry stage each go through every frame, and a PNG decodes once."""
+
+_decoded_images: OrderedDict[tuple[str, int, int], np.ndarray] = OrderedDict()
+_decoded_lock = threading.Lock()
+
+
+def _decode(path: Path) -> np.ndarray | None:
+    """The image at ``path`` as stored (``cv2.IMREAD_UNCHANGED``), or None when it cannot be read.
+
+    Decoded images are kept, least recently read out first, up to :data:`CACHE_BYTES`, under the
+    file's path, modification time and size (a file written anew is decoded anew). The arrays
+    are read-only: callers convert them (``astype``) before any change.
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    with _decoded_lock:
+        image = _decoded_images.get(key)
+        if image is not None:
+            _decoded_images.move_to_end(key)
+            return image
+    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if image is None or image.nbytes > CACHE_BYTES // 4:
+        return image
+    image.flags.writeable = False
+    with _decoded_lock:
+        _decoded_images[key] = image
+        total = sum(i.nbytes for i in _decoded_images.values())
+        while total > CACHE_BYTES and len(_decoded_images) > 1:
+            _, dropped = _decoded_images.popitem(last=False)
+            total -= dropped.nbytes
+    return image
 
 
 def read_depth(demo: Demo, frame: int) -> np.ndarray | None:
@@ -31,7 +70,7 @@ def read_depth(demo: Demo, frame: int) -> np.ndarray | None:
     if demo.depth_dir is None:
         return None
     path = demo.depth_dir / f"{frame:06d}.png"
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
+    image = _decode(path) if path.is_file() else None
     if image is None:
         return None
     video = demo.video
@@ -71,7 +110,7 @@ def check_depth_images(folder: Path, frames: int, width: int, height: int) -> No
         )
     for frame in range(frames):
         name = f"depth/{frame:06d}.png"
-        image = cv2.imread(str(folder / f"{frame:06d}.png"), cv2.IMREAD_UNCHANGED)
+        image = _decode(folder / f"{frame:06d}.png")
         if image is None:
             raise DemoFolderError(f"{name} cannot be read as an image (damaged, or not a PNG)")
         if image.ndim != 2:

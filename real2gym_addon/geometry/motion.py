@@ -165,10 +165,10 @@ def align(
         # x: position, yaw (fixed at 0 for round shapes), then the tilt when free.
         def unpack(v):
             if height is not None:
-                v = np.r_[v[:2], height, v[2:]]
+                v = np.concatenate((v[:2], [height], v[2:]))
             yaw_ = 0.0 if round_ else v[3]
             lean = v[-2:] if lean_free else np.zeros(2)
-            return np.r_[v[:3], yaw_], lean
+            return np.array([v[0], v[1], v[2], yaw_]), lean
 
         def fun(v):
             pose, lean = unpack(v)

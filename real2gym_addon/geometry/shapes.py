@@ -326,13 +326,13 @@ class Shape:
         heights, radii = self.outer_profile()
         wall, bottom = self.params["wall_thickness"], self.params["bottom_thickness"]
         floor = heights[0] + bottom
-        inner_heights = np.r_[floor, heights[heights > floor + 1e-9]]
+        inner_heights = np.concatenate(([floor], heights[heights > floor + 1e-9]))
         inner_radii = np.interp(inner_heights, heights, radii) - wall
         return np.concatenate(
             [
                 [[0.0, heights[0]]],
-                np.c_[radii, heights],
-                np.c_[inner_radii, inner_heights][::-1],
+                np.column_stack((radii, heights)),
+                np.column_stack((inner_radii, inner_heights))[::-1],
                 [[0.0, floor]],
             ]
         )

@@ -161,9 +161,21 @@ class Geometry:
 
 
 class _DepthReader:
+    """A frame's depth (metres, 0 = none), and its cleaned form (``clean_depth``) made once per frame."""
+
     def __init__(self, demo: Demo) -> None:
         self.demo = demo
         self._cache: dict[int, np.ndarray | None] = {}
+        self._cleaned: dict[tuple[int, float], np.ndarray | None] = {}
+
+    def clean(self, frame: int, noise_1m: float) -> np.ndarray | None:
+        """``clean_depth`` of the frame's depth (kept for the last few frames asked)."""
+        key = (frame, noise_1m)
+        if key not in self._cleaned:
+            raw = self(frame)
+            cleaned = None if raw is None else clean_depth(raw, noise_1m)
+            self._cleaned = {key: cleaned} if len(self._cleaned) > 8 else {**self._cleaned, key: cleaned}
+        return self._cleaned[key]
 
     def __call__(self, frame: int) -> np.ndarray | None:
         if frame not in self._cache:
@@ -259,14 +271,18 @@ def _still_point_projector(
     return seen_at
 
 
-def _object_points(
-    mask: np.ndarray, depth: np.ndarray | None, camera, noise_1m: float = 0.0
-) -> np.ndarray | None:
-    """The depth points under an object's (eroded) mask, camera frame; invalid and mixed pixels dropped."""
-    if depth is None or not mask.any():
+def _object_points(mask: np.ndarray, cleaned: np.ndarray | None, camera) -> np.ndarray | None:
+    """The depth points under an object's (eroded) mask, camera frame; invalid and mixed pixels dropped.
+
+    Args:
+        mask: ``HxW`` bool.
+        cleaned: The frame's depth after ``clean_depth`` (``HxW`` metres, 0 = none), or None.
+        camera: Intrinsics.
+    """
+    if cleaned is None or not mask.any():
         return None
     eroded = cv2.erode(mask.astype(np.uint8), ERODE) > 0
-    points = back_project(camera, clean_depth(depth, noise_1m), eroded)
+    points = back_project(camera, cleaned, eroded)
     if len(points) < 10:
         return points
     z = points[:, 2]
@@ -349,11 +365,23 @@ def run_geometry(
     if demo.trajectory is not None:
         trajectory = load_trajectory(demo.trajectory, frames, poses)
 
+    summaries = [[t.frame_summary(f) for f in range(frames)] for t in segmentation.objects]
+    # Every object's depth points per frame, in one pass over the frames (a frame's depth is cleaned
+    # once for all objects); None where it is not seen. Evidence the segmentation doubts measures
+    # nothing: the priors (resting, carried, settled into a container) fill in there.
+    frame_points = [[None] * frames for _ in segmentation.objects]
+    if demo.depth_dir is not None:
+        progress.step("measuring the objects' depth points", span[0] + 0.05 * (span[1] - span[0]))
+        for f in range(frames):
+            for o, track_ in enumerate(segmentation.objects):
+                entry = summaries[o][f]
+                if entry["visible"] and entry["confidence"] >= DOUBTFUL_CONFIDENCE:
+                    frame_points[o][f] = _object_points(track_.masks[f], depth.clean(f, noise_1m), camera)
     objects = []
     for index, (prompt, track_) in enumerate(zip(demo.objects, segmentation.objects, strict=True)):
         fraction = span[0] + (span[1] - span[0]) * (0.1 + 0.8 * index / len(demo.objects))
         progress.step(f"fitting and tracking '{prompt.name}'", fraction)
-        summary = [track_.frame_summary(f) for f in range(frames)]
+        summary = summaries[index]
         # Per rest frame: the mask as segmented (whether the object rests on the table is judged on
         # that) and grown into the depth-connected part it missed (the shape is fitted to that).
         views, seen, edge_lows = [], [], {}
@@ -369,13 +397,13 @@ def run_geometry(
                 views.append(RestView(mask, pseudo_points(mask, camera, view), view, False))
                 seen.append(views[-1])
                 continue
-            points = _object_points(mask, depth(frame), camera, noise_1m)
+            points = _object_points(mask, depth.clean(frame, noise_1m), camera)
             if points is None or len(points) < 10:
                 continue
             seen.append(RestView(mask, transform(pose, points), view))
             # How low the object is seen, its mask's edge included (the points are eroded away
             # from it): from above, that edge is all of its side that shows.
-            heights = transform(pose, back_project(camera, clean_depth(depth(frame), noise_1m), mask))[:, 2]
+            heights = transform(pose, back_project(camera, depth.clean(frame, noise_1m), mask))[:, 2]
             raised = heights[heights > MIN_RISE]
             if len(raised) >= 10:
                 edge_lows[frame] = float(np.percentile(raised, 2))
@@ -385,7 +413,7 @@ def run_geometry(
             )
             grown = grow_in_depth(mask, depth(frame), camera, pose, blocked, noise_1m)
             if grown.sum() > mask.sum():
-                points = _object_points(grown, depth(frame), camera, noise_1m)
+                points = _object_points(grown, depth.clean(frame, noise_1m), camera)
             views.append(RestView(grown, transform(pose, points), view))
         pairs = [(v, s) for v, s in zip(views, seen, strict=True) if len(v.points_world)]
         if pairs:  # grown, a frame's mask may show that a hand hid part of the object there after all
@@ -438,9 +466,6 @@ def run_geometry(
         if from_above:
             fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
-        # Evidence the segmentation doubts measures nothing: the priors (resting, carried, settled
-        # into a container) fill in there.
-        doubtful = [entry["confidence"] < DOUBTFUL_CONFIDENCE for entry in summary]
         if demo.depth_dir is None:
             motion = track_silhouettes(
                 fitted.shape,
@@ -454,12 +479,7 @@ def run_geometry(
                 trajectory,
             )
         else:
-            points = [
-                _object_points(track_.masks[f], depth(f), camera, noise_1m)
-                if visible[f] and not doubtful[f]
-                else None
-                for f in range(frames)
-            ]
+            points = frame_points[index]
             masks = track_.masks
 
             def agreement(frame, fit, shape=fitted.shape, masks=masks):

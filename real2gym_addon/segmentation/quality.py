@@ -117,13 +117,14 @@ def _centroid(mask: np.ndarray) -> np.ndarray | None:
 
 
 def _box(mask: np.ndarray, margin: int, shape: tuple[int, int]) -> tuple[slice, slice] | None:
-    ys, xs = np.nonzero(mask)
-    if xs.size == 0:
+    rows = np.flatnonzero(mask.any(axis=1))  # a row and a column pass: far quicker than every pixel's index
+    if rows.size == 0:
         return None
+    cols = np.flatnonzero(mask.any(axis=0))
     h, w = shape
     return (
-        slice(max(0, ys.min() - margin), min(h, ys.max() + 1 + margin)),
-        slice(max(0, xs.min() - margin), min(w, xs.max() + 1 + margin)),
+        slice(max(0, rows[0] - margin), min(h, rows[-1] + 1 + margin)),
+        slice(max(0, cols[0] - margin), min(w, cols[-1] + 1 + margin)),
     )
 
 

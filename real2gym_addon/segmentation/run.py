@@ -61,9 +61,13 @@ class ObjectTrack:
         if reason is not None:
             entry["reason"] = reason
         if area:
-            ys, xs = np.nonzero(mask)
-            entry["bbox"] = [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
-            entry["centroid"] = [round(float(xs.mean()), 2), round(float(ys.mean()), 2)]
+            # From the column and row counts: the same figures as every pixel's index gives, far quicker.
+            columns, rows = mask.sum(axis=0, dtype=np.int64), mask.sum(axis=1, dtype=np.int64)
+            xs, ys = np.flatnonzero(columns), np.flatnonzero(rows)
+            entry["bbox"] = [int(xs[0]), int(ys[0]), int(xs[-1]) + 1, int(ys[-1]) + 1]
+            cx = float(np.dot(np.arange(columns.size), columns)) / area
+            cy = float(np.dot(np.arange(rows.size), rows)) / area
+            entry["centroid"] = [round(cx, 2), round(cy, 2)]
         else:
             entry["bbox"], entry["centroid"] = None, None
         entry["visible"] = area >= VISIBLE_MIN_AREA

@@ -64,7 +64,7 @@ def outline_points(shape) -> np.ndarray:
 def surface_distance(shape, points: np.ndarray) -> np.ndarray:
     """To the cross-section revolved about the axis, and to the handle's bars."""
     axis = shape.axis_offset()  # off the origin for a cup with a handle
-    radial = np.c_[np.hypot(points[:, 0] - axis[0], points[:, 1] - axis[1]), points[:, 2]]
+    radial = np.column_stack((np.hypot(points[:, 0] - axis[0], points[:, 1] - axis[1]), points[:, 2]))
     distance = cross_section_distance(radial, shape.cross_section())
     for piece in shape.handle_pieces():
         distance = np.minimum(distance, box_distance(points - piece.position, np.array(piece.size)))
