@@ -1,5 +1,6 @@
-"""A depth PNG is decoded once per run (issue 28's speed): the door's check, the segmentation and the
-geometry stage read every frame, and the decoded image is kept under its path, time and size."""
+"""The demo run's speed (issue 28) without changing its figures: a depth PNG is decoded once per run
+(the door's check, the segmentation and the geometry stage read every frame; the decoded image is kept
+under its path, time and size), and paths are smoothed without importing scipy.signal."""
 
 from __future__ import annotations
 
@@ -35,3 +36,15 @@ def test_the_cache_keeps_to_its_budget(tmp_path, monkeypatch) -> None:
         depth._decode(tmp_path / f"{frame:06d}.png")
     assert sum(i.nbytes for i in depth._decoded_images.values()) <= depth.CACHE_BYTES
     assert [int(i[0, 0]) for i in depth._decoded_images.values()] == [6, 7, 8, 9]
+
+
+def test_path_smoothing_is_scipys_savitzky_golay() -> None:
+    """motion.smooth replaces scipy.signal.savgol_filter (whose import costs a run half a second)."""
+    from scipy.signal import savgol_filter
+
+    from real2gym.real2gym_addon.geometry.motion import smooth
+
+    rng = np.random.default_rng(0)
+    for shape in ((7,), (8, 3), (151, 2)):
+        values = rng.normal(size=shape).cumsum(axis=0)
+        assert np.allclose(smooth(values), savgol_filter(values, 7, 2, axis=0), rtol=0, atol=1e-12)
