@@ -54,7 +54,7 @@ class ObjectTrack:
         """Area (px), bbox ``[x0, y0, x1, y1]`` (px, exclusive ends), centroid ``[x, y]``, confidence,
         visible, and ``review`` (with its ``reason`` when true)."""
         mask = self.masks[frame]
-        area = int(mask.sum())
+        area = int(np.count_nonzero(mask))
         entry = {"frame": frame, "area": area, "confidence": round(float(self.confidence[frame]), 4)}
         reason = self.reason[frame] if self.reason else None
         entry["review"] = reason is not None
@@ -62,7 +62,7 @@ class ObjectTrack:
             entry["reason"] = reason
         if area:
             # From the column and row counts: the same figures as every pixel's index gives, far quicker.
-            columns, rows = mask.sum(axis=0, dtype=np.int64), mask.sum(axis=1, dtype=np.int64)
+            columns, rows = np.count_nonzero(mask, axis=0), np.count_nonzero(mask, axis=1)
             xs, ys = np.flatnonzero(columns), np.flatnonzero(rows)
             entry["bbox"] = [int(xs[0]), int(ys[0]), int(xs[-1]) + 1, int(ys[-1]) + 1]
             cx = float(np.dot(np.arange(columns.size), columns)) / area
