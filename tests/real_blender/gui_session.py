@@ -15,64 +15,39 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_kit import finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import (  # noqa: E402
+    Session,
+    Step,
+    final_screenshot,
+    install,
+    open_real2gym_tab,
+    record_progress,
+    wait_for_job,
+)
 
 ZIP, DEMO, OUT, RESULT, SCREENSHOT = sys.argv[sys.argv.index("--") + 1 :][:5]
-result = {"steps": [], "errors": []}
-state = {"phase": "install", "tab_y": None, "waits": 0}
 
 
-_view3d = view3d
+def run_pipeline(session: Session) -> None:
+    with session.override():
+        started = bpy.ops.real2gym.run_pipeline("INVOKE_DEFAULT", demo_dir=DEMO, out_dir=OUT)
+    session.result["invoke"] = sorted(started)
 
 
-def _finish():
-    finish(result, RESULT)
+def camera_view(session: Session) -> None:
+    scene, result = session.scene, session.result
+    result["status"] = scene.real2gym.status
+    result["frame_end"] = scene.frame_end
+    result["camera"] = scene.camera.name if scene.camera else None
+    session.show_camera_view()
 
 
-def _step():
-    window, area, region, main = _view3d()
-    phase = state["phase"]
-    result["steps"].append(phase)
-    if phase == "install":
-        install_extension(ZIP)
-        state["phase"] = "run"
-        return 0.5
-    if phase == "run":
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            started = bpy.ops.real2gym.run_pipeline("INVOKE_DEFAULT", demo_dir=DEMO, out_dir=OUT)
-        result["invoke"] = sorted(started)
-        state["phase"] = "wait"
-        return 0.2
-    if phase == "wait":
-        scene_state = bpy.context.scene.real2gym
-        if scene_state.running and state["waits"] < 300:
-            state["waits"] += 1
-            result.setdefault("progress", []).append(round(scene_state.progress, 3))
-            return 0.1
-        result["status"] = scene_state.status
-        result["frame_end"] = bpy.context.scene.frame_end
-        result["camera"] = bpy.context.scene.camera.name if bpy.context.scene.camera else None
-        area.spaces[0].region_3d.view_perspective = "CAMERA"
-        area.spaces[0].show_region_ui = True
-        state["phase"] = "tab"
-        return 0.5
-    if phase == "tab":
-        if region.active_panel_category == "Real2Gym":
-            state["phase"] = "shoot"
-            return 1.0
-        if open_real2gym_tab(state, window, region) is None:
-            result["errors"].append("no Real2Gym tab found in the sidebar")
-            _finish()
-            return None
-        return 0.25
-    if phase == "shoot":
-        result["category"] = region.active_panel_category
-        result["screen"] = [window.width, window.height]
-        result["sidebar"] = [region.x, region.y, region.width, region.height]
-        screenshot(SCREENSHOT)
-        _finish()
-        return None
-    return None
-
-
-bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)
+STEPS = [
+    install(ZIP),
+    Step("run", run_pipeline, after=0.2),
+    wait_for_job("wait", after=0.1, on_wait=record_progress),
+    Step("camera", camera_view, after=0.5),
+    open_real2gym_tab(after=1.0),
+    final_screenshot(SCREENSHOT),
+]
+Session(STEPS, RESULT).start()

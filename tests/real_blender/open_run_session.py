@@ -15,64 +15,39 @@ import sys
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_kit import finish, guarded, install_extension, open_real2gym_tab, screenshot, view3d  # noqa: E402
+from session_kit import Session, Step, final_screenshot, install, open_real2gym_tab  # noqa: E402
 
 ZIP, OUT, RESULT, SCREENSHOT = sys.argv[sys.argv.index("--") + 1 :][:4]
-result = {"steps": [], "errors": []}
-state = {"phase": "install", "tab_y": None}
 
 
-def _step():
-    window, area, region, main = view3d()
-    phase = state["phase"]
-    result["steps"].append(phase)
-    if phase == "install":
-        install_extension(ZIP)
-        state["phase"] = "open"
-        return 0.5
-    if phase == "open":
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            result["open"] = sorted(bpy.ops.real2gym.open_run("INVOKE_DEFAULT", out_dir=OUT))
-        scene = bpy.context.scene
-        actions = {
-            o.name: o.animation_data.action.name
-            for o in scene.objects
-            if o.animation_data and o.animation_data.action
-        }
-        result["objects"] = sorted(o.name for o in scene.objects)
-        result["actions"] = actions
-        result["camera"] = scene.camera.name if scene.camera else None
-        result["frame_end"] = scene.frame_end
-        result["markers"] = sorted((m.name, m.frame) for m in scene.timeline_markers)
-        fixes = scene.real2gym.fixes
-        result["review"] = {
-            "report_dir": fixes.report_dir,
-            "keyframes": len(fixes.keyframes),
-            "verification": fixes.verification,
-        }
-        grasp = next((m.frame for m in scene.timeline_markers if m.name.startswith("grasp")), 0)
-        scene.frame_set(grasp)
-        area.spaces[0].region_3d.view_perspective = "CAMERA"
-        area.spaces[0].show_region_ui = True
-        state["phase"] = "tab"
-        return 0.5
-    if phase == "tab":
-        if region.active_panel_category == "Real2Gym":
-            state["phase"] = "shoot"
-            return 1.0
-        if open_real2gym_tab(state, window, region) is None:
-            result["errors"].append("no Real2Gym tab found in the sidebar")
-            finish(result, RESULT)
-            return None
-        return 0.25
-    if phase == "shoot":
-        result["category"] = region.active_panel_category
-        result["screen"] = [window.width, window.height]
-        result["view"] = [main.x, main.y, main.width, main.height]
-        screenshot(SCREENSHOT)
-        finish(result, RESULT)
-        return None
-    return None
+def open_run(session: Session) -> None:
+    scene, result = session.scene, session.result
+    with session.override():
+        result["open"] = sorted(bpy.ops.real2gym.open_run("INVOKE_DEFAULT", out_dir=OUT))
+    result["objects"] = sorted(o.name for o in scene.objects)
+    result["actions"] = {
+        o.name: o.animation_data.action.name
+        for o in scene.objects
+        if o.animation_data and o.animation_data.action
+    }
+    result["camera"] = scene.camera.name if scene.camera else None
+    result["frame_end"] = scene.frame_end
+    result["markers"] = sorted((m.name, m.frame) for m in scene.timeline_markers)
+    fixes = scene.real2gym.fixes
+    result["review"] = {
+        "report_dir": fixes.report_dir,
+        "keyframes": len(fixes.keyframes),
+        "verification": fixes.verification,
+    }
+    grasp = next((m.frame for m in scene.timeline_markers if m.name.startswith("grasp")), 0)
+    scene.frame_set(grasp)
+    session.show_camera_view()
 
 
-bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)
+STEPS = [
+    install(ZIP),
+    Step("open", open_run, after=0.5),
+    open_real2gym_tab(after=1.0),
+    final_screenshot(SCREENSHOT),
+]
+Session(STEPS, RESULT).start()

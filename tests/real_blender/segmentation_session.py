@@ -13,250 +13,151 @@ points through the camera (``world_to_camera_view`` and
 ``location_3d_to_region_2d``), not from the add-on's own mapping.
 """
 
-import json
 import os
 import sys
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bpy_extras.view3d_utils import location_3d_to_region_2d
-from mathutils import Vector
+from prompt_steps import draw_box_and_point, end_drawing, segment, segment_again, show_prompt_frame  # noqa: E402
 from session_kit import (  # noqa: E402
-    finish,
-    guarded,
-    install_extension,
+    Again,
+    Session,
+    Step,
+    fit_video_left_of_sidebar,
+    install,
     open_real2gym_tab,
-    screenshot,
-    shift_video_left,
-    view3d,
-    zoom_video_to,
+    record_progress,
+    wait_for_job,
 )
+from session_view import press, video_pixel_in_region  # noqa: E402
 
 ZIP, DEMO, OUT, RESULT, SHOTS = sys.argv[sys.argv.index("--") + 1 :][:5]
 DRAWN_BOX = (216.0, 225.0, 276.0, 290.0)  # video pixels: around the block on frame 0
 DRAWN_POINT = (245.0, 257.0)
 SHOT_FRAME = 80  # the block is carried, moving about 11 px per frame
-result = {"steps": [], "errors": []}
-state = {"phase": "install", "tab_y": None, "waits": 0}
-
-
-_view3d = view3d
-
-
-def _finish():
-    finish(result, RESULT)
-
-
-def _shoot(name: str) -> str:
-    return screenshot(f"{SHOTS}/{name}.png")
-
-
-def _region_position(pixel, main) -> tuple[float, float]:
-    """Where a video pixel appears in the 3D view region, by projecting a 3D point on its ray."""
-    camera = json.load(open(f"{DEMO}/camera.json"))
-    depth = 0.7
-    x = (pixel[0] - camera["cx"]) / camera["fx"] * depth
-    y = (pixel[1] - camera["cy"]) / camera["fy"] * depth
-    # OpenCV camera coordinates to Blender's camera (y up, looking along -z).
-    world = bpy.context.scene.camera.matrix_world @ Vector((x, -y, -depth))
-    position = location_3d_to_region_2d(main, main.data, world)
-    return position.x, position.y
 
 
 def _to_screen(pixel, main, window) -> list[float]:
     """A video pixel's position on the screenshot (x right, y down from the top-left)."""
-    rx, ry = _region_position(pixel, main)
+    rx, ry = video_pixel_in_region(DEMO, pixel, main)
     return [main.x + rx, window.height - (main.y + ry)]
 
 
-def _wait_for_run(next_phase: str):
-    scene_state = bpy.context.scene.real2gym
-    if scene_state.running and state["waits"] < 600:
-        state["waits"] += 1
-        result.setdefault("progress", []).append(round(scene_state.progress, 3))
-        return 0.1
-    state["waits"] = 0
-    state["phase"] = next_phase
-    return 0.2
+def camera_view(session: Session) -> None:
+    session.result["first_status"] = session.scene.real2gym.segmentation_status
+    show_prompt_frame(session, 0)
 
 
-def _step():
-    window, area, sidebar, main = _view3d()
-    phase = state["phase"]
-    result["steps"].append(phase)
-    scene = bpy.context.scene
-    space = area.spaces[0]
-    if phase == "install":
-        install_extension(ZIP)
-        state["phase"] = "segment"
-        return 0.5
-    if phase == "segment":
-        settings = scene.real2gym
-        settings.demo_dir, settings.out_dir = DEMO, OUT
-        settings.segmentation_backend = "classical"
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            result["load"] = sorted(bpy.ops.real2gym.load_prompts())
-            result["first_invoke"] = sorted(bpy.ops.real2gym.segment("INVOKE_DEFAULT"))
-        state["phase"] = "wait_first"
-        return 0.2
-    if phase == "wait_first":
-        return _wait_for_run("camera")
-    if phase == "camera":
-        result["first_status"] = scene.real2gym.segmentation_status
-        scene.frame_set(0)
-        space.show_region_ui = True
-        space.region_3d.view_perspective = "CAMERA"
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            bpy.ops.view3d.view_center_camera()
-        scene.real2gym.active_prompt_index = 0
-        state["phase"] = "draw"
-        return 0.5
-    if phase == "draw":
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            result["draw_poll"] = bpy.ops.real2gym.draw_prompt_box.poll()
-            result["draw_invoke"] = sorted(bpy.ops.real2gym.draw_prompt_box("INVOKE_DEFAULT"))
-        x0, y0, x1, y1 = DRAWN_BOX
-        start = [round(v) for v in _region_position((x0, y0), main)]
-        end = [round(v) for v in _region_position((x1, y1), main)]
-        point = [round(v) for v in _region_position(DRAWN_POINT, main)]
-        result["mouse"] = {"start": start, "end": end, "point": point}
-        ox, oy = main.x, main.y
-        middle = [(start[0] + end[0]) // 2, (start[1] + end[1]) // 2]
-        events = [
-            ("MOUSEMOVE", "NOTHING", start, {}),
-            ("LEFTMOUSE", "PRESS", start, {}),
-            ("MOUSEMOVE", "NOTHING", middle, {}),
-            ("MOUSEMOVE", "NOTHING", end, {}),
-            ("LEFTMOUSE", "RELEASE", end, {}),
-            ("MOUSEMOVE", "NOTHING", point, {}),
-            ("LEFTMOUSE", "PRESS", point, {"shift": True}),
-            ("LEFTMOUSE", "RELEASE", point, {"shift": True}),
-        ]
-        for kind, value, (x, y), keys in events:
-            window.event_simulate(type=kind, value=value, x=ox + x, y=oy + y, **keys)
-        state["phase"] = "drawn"
-        return 0.5
-    if phase == "drawn":
-        # Mid-drawing: the live rectangle is on screen.
-        result["drawing_shot"] = _shoot("segmentation_drawing")
-        window.event_simulate(type="RET", value="PRESS", x=main.x + 10, y=main.y + 10)
-        window.event_simulate(type="RET", value="RELEASE", x=main.x + 10, y=main.y + 10)
-        state["phase"] = "check_draw"
-        return 0.5
-    if phase == "check_draw":
-        prompt = scene.real2gym.object_prompts[0]
-        result["prompt"] = {
-            "name": prompt.name,
-            "frame": prompt.frame,
-            "box": list(prompt.box),
-            "points": [[p.x, p.y, p.label] for p in prompt.points],
-        }
-        # Esc leaves the prompt unchanged: draw another box, then cancel.
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            result["cancel_invoke"] = sorted(bpy.ops.real2gym.draw_prompt_box("INVOKE_DEFAULT"))
-        start = [round(v) for v in _region_position((20, 20), main)]
-        end = [round(v) for v in _region_position((120, 100), main)]
-        ox, oy = main.x, main.y
-        window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=ox + start[0], y=oy + start[1])
-        window.event_simulate(type="LEFTMOUSE", value="PRESS", x=ox + start[0], y=oy + start[1])
-        window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=ox + end[0], y=oy + end[1])
-        window.event_simulate(type="LEFTMOUSE", value="RELEASE", x=ox + end[0], y=oy + end[1])
-        window.event_simulate(type="ESC", value="PRESS", x=ox + end[0], y=oy + end[1])
-        window.event_simulate(type="ESC", value="RELEASE", x=ox + end[0], y=oy + end[1])
-        state["phase"] = "check_cancel"
-        return 0.5
-    if phase == "check_cancel":
-        prompt = scene.real2gym.object_prompts[0]
-        result["box_after_cancel"] = list(prompt.box)
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            bpy.ops.view3d.view_center_camera()
-        state["phase"] = "zoom"
-        return 0.3
-    if phase == "zoom":
-        # The whole video left of the sidebar: scale it to the free width...
-        zoom_video_to(space, main, sidebar.x - 24)
-        state["phase"] = "shift"
-        return 0.3
-    if phase == "shift":
-        # ...and shift it to the view's left edge.
-        shift_video_left(space, main)
-        state["phase"] = "tab"
-        return 0.5
-    if phase == "tab":
-        if sidebar.active_panel_category == "Real2Gym":
-            scene.frame_set(SHOT_FRAME)
-            with bpy.context.temp_override(window=window, area=area, region=main):
-                result["second_invoke"] = sorted(bpy.ops.real2gym.segment("INVOKE_DEFAULT"))
-            state["phase"] = "wait_second"
-            return 0.1
-        if open_real2gym_tab(state, window, sidebar) is None:
-            result["errors"].append("no Real2Gym tab found in the sidebar")
-            _finish()
-            return None
-        return 0.25
-    if phase == "wait_second":
-        settings = scene.real2gym
-        if settings.running and 0.2 < settings.progress < 0.9 and "running_shot" not in result:
-            # The panel's progress bar, mid-run (after a redraw at this progress).
-            if state.get("progress_seen") is None:
-                state["progress_seen"] = settings.progress
-                return 0.3
-            result["running_shot"] = _shoot("segmentation_running")
-            result["running_text"] = settings.progress_text
-        return _wait_for_run("settle")
-    if phase == "settle":
-        state["phase"] = "shoot"
-        return 1.5
-    if phase == "shoot":
-        camera = scene.camera
-        result["second_status"] = scene.real2gym.segmentation_status
-        result["prompts_after"] = [p.name for p in scene.real2gym.object_prompts]
-        result["backgrounds"] = [
-            {
-                "source": bg.source,
-                "image": bg.image.name if bg.image else None,
-                "frame_current": (bg.image_user if bg.source == "IMAGE" else bg.clip_user).frame_current,
-                "shown": bg.show_background_image,
-            }
-            for bg in camera.data.background_images
-        ]
-        result["frame"] = scene.frame_current
-        result["screen"] = [window.width, window.height]
-        result["sidebar"] = [sidebar.x, sidebar.y, sidebar.width, sidebar.height]
-        result["view"] = [main.x, main.y, main.width, main.height]
-        result["area"] = [area.x, area.y, area.width, area.height]
-        width, height = scene.render.resolution_x, scene.render.resolution_y
-        result["video_corners_on_screen"] = [
-            _to_screen(p, main, window) for p in [(0, 0), (width, 0), (width, height), (0, height)]
-        ]
-        result["shown_shot"] = _shoot("segmentation_panel")
-        for prompt in scene.real2gym.object_prompts:
-            prompt.show_mask = False
-        state["phase"] = "shoot_hidden"
-        return 1.0
-    if phase == "shoot_hidden":
-        result["hidden_shot"] = _shoot("segmentation_masks_hidden")
-        result["shown_after_toggle"] = [
-            bg.show_background_image for bg in scene.camera.data.background_images
-        ]
-        for prompt in scene.real2gym.object_prompts:
-            prompt.show_mask = True
-        # SAM2 without a checkpoint: the panel greys the reason and the Segment button.
-        scene.real2gym.segmentation_backend = "sam2"
-        state["phase"] = "shoot_sam2"
-        return 1.0
-    if phase == "shoot_sam2":
-        result["sam2_shot"] = _shoot("segmentation_sam2_unavailable")
-        with bpy.context.temp_override(window=window, area=area, region=main):
-            try:
-                bpy.ops.real2gym.segment()
-            except RuntimeError as e:
-                result["sam2_refusal"] = str(e)
-        scene.real2gym.segmentation_backend = "classical"
-        _finish()
+def draw(session: Session) -> None:
+    with session.override():
+        session.result["draw_poll"] = bpy.ops.real2gym.draw_prompt_box.poll()
+    session.result["mouse"] = draw_box_and_point(session, DEMO, DRAWN_BOX, DRAWN_POINT)
+
+
+def check_draw(session: Session) -> None:
+    """Records the drawn prompt; then draws another box and presses Esc, which must leave it unchanged."""
+    prompt = session.scene.real2gym.object_prompts[0]
+    session.result["prompt"] = {
+        "name": prompt.name,
+        "frame": prompt.frame,
+        "box": list(prompt.box),
+        "points": [[p.x, p.y, p.label] for p in prompt.points],
+    }
+    with session.override():
+        session.result["cancel_invoke"] = sorted(bpy.ops.real2gym.draw_prompt_box("INVOKE_DEFAULT"))
+    main, window = session.main, session.window
+    start, end = ([round(v) for v in video_pixel_in_region(DEMO, p, main)] for p in ((20, 20), (120, 100)))
+    ox, oy = main.x, main.y
+    window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=ox + start[0], y=oy + start[1])
+    window.event_simulate(type="LEFTMOUSE", value="PRESS", x=ox + start[0], y=oy + start[1])
+    window.event_simulate(type="MOUSEMOVE", value="NOTHING", x=ox + end[0], y=oy + end[1])
+    window.event_simulate(type="LEFTMOUSE", value="RELEASE", x=ox + end[0], y=oy + end[1])
+    press(window, "ESC", ox + end[0], oy + end[1])
+
+
+def check_cancel(session: Session) -> None:
+    session.result["box_after_cancel"] = list(session.scene.real2gym.object_prompts[0].box)
+
+
+def wait_second(session: Session) -> Again | None:
+    """Waits for the second segmentation, with a screenshot of the panel's progress bar mid-run."""
+    settings = session.scene.real2gym
+    if not settings.running:
         return None
-    return None
+    if 0.2 < settings.progress < 0.9 and "running_shot" not in session.result:
+        # After a redraw at this progress.
+        if session.state.get("progress_seen") is None:
+            session.state["progress_seen"] = settings.progress
+            return Again(0.3)
+        session.result["running_shot"] = session.shoot("segmentation_running")
+        session.result["running_text"] = settings.progress_text
+    record_progress(session, settings)
+    return Again(0.1)
 
 
-bpy.app.timers.register(guarded(_step, result, RESULT), first_interval=2.0, persistent=True)
+def shoot(session: Session) -> None:
+    scene, result, window, main = session.scene, session.result, session.window, session.main
+    result["second_status"] = scene.real2gym.segmentation_status
+    result["prompts_after"] = [p.name for p in scene.real2gym.object_prompts]
+    result["backgrounds"] = [
+        {
+            "source": bg.source,
+            "image": bg.image.name if bg.image else None,
+            "frame_current": (bg.image_user if bg.source == "IMAGE" else bg.clip_user).frame_current,
+            "shown": bg.show_background_image,
+        }
+        for bg in scene.camera.data.background_images
+    ]
+    result["frame"] = scene.frame_current
+    session.record_layout()
+    width, height = scene.render.resolution_x, scene.render.resolution_y
+    result["video_corners_on_screen"] = [
+        _to_screen(p, main, window) for p in [(0, 0), (width, 0), (width, height), (0, height)]
+    ]
+    result["shown_shot"] = session.shoot("segmentation_panel")
+    for prompt in scene.real2gym.object_prompts:
+        prompt.show_mask = False
+
+
+def shoot_hidden(session: Session) -> None:
+    """The masks hidden; then SAM2 without a checkpoint: the panel greys the reason and the Segment button."""
+    scene = session.scene
+    session.result["hidden_shot"] = session.shoot("segmentation_masks_hidden")
+    session.result["shown_after_toggle"] = [
+        bg.show_background_image for bg in scene.camera.data.background_images
+    ]
+    for prompt in scene.real2gym.object_prompts:
+        prompt.show_mask = True
+    scene.real2gym.segmentation_backend = "sam2"
+
+
+def shoot_sam2(session: Session) -> None:
+    session.result["sam2_shot"] = session.shoot("segmentation_sam2_unavailable")
+    with session.override():
+        try:
+            bpy.ops.real2gym.segment()
+        except RuntimeError as e:
+            session.result["sam2_refusal"] = str(e)
+    session.scene.real2gym.segmentation_backend = "classical"
+
+
+STEPS = [
+    install(ZIP),
+    segment(DEMO, OUT),
+    wait_for_job("wait_first", after=0.2, on_wait=record_progress),
+    Step("camera", camera_view, after=0.5),
+    Step("draw", draw, after=0.5),
+    end_drawing("segmentation_drawing"),
+    Step("check_draw", check_draw, after=0.5),
+    Step("check_cancel", check_cancel, after=0.3),
+    *fit_video_left_of_sidebar(),
+    open_real2gym_tab(after=0.1),
+    segment_again(SHOT_FRAME),
+    Step("wait_second", wait_second, after=1.7),
+    Step("shoot", shoot, after=1.0),
+    Step("shoot_hidden", shoot_hidden, after=1.0),
+    Step("shoot_sam2", shoot_sam2),
+]
+# test_segmentation_gui.py gives Blender 400 s.
+Session(STEPS, RESULT, shots_dir=SHOTS, timeout=370).start()
