@@ -25,7 +25,7 @@ import numpy as np
 from ..real2gym_addon.compare import render_comparison
 from ..real2gym_addon.errors import Cancelled, Real2GymError
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.report import read_report
 from ..real2gym_addon.summary import write_summary
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
@@ -198,9 +198,9 @@ def compare_in_scene(
             cannot render; the folder and the scene are as they were.
     """
     folder = scene_out_dir(scene, out_dir)
-    video = read_report(folder)["video"]
+    video = read_report(folder).video
     with tempfile.TemporaryDirectory() as scratch:
-        with BlenderTileRenderer(scene, Path(scratch), video["width"], video["height"]) as renderer:
+        with BlenderTileRenderer(scene, Path(scratch), video.width, video.height) as renderer:
             reason = renderer.usable()
             warnings = [_fallback_warning(reason)] if reason else []
             artifacts = _render_comparison(folder, None if reason else renderer, progress)
@@ -225,10 +225,10 @@ class CompareJob(ThreadJob):
     def __init__(self, scene: bpy.types.Scene, out_dir: str | Path = "") -> None:
         super().__init__(self._compose, lambda scene, compared: compared, "the comparison")
         self.folder = scene_out_dir(scene, out_dir)
-        video = read_report(self.folder)["video"]
-        self.frames = int(video["frames"])
+        video = read_report(self.folder).video
+        self.frames = int(video.frames)
         self._scratch = tempfile.TemporaryDirectory()
-        self._renderer = BlenderTileRenderer(scene, Path(self._scratch.name), video["width"], video["height"])
+        self._renderer = BlenderTileRenderer(scene, Path(self._scratch.name), video.width, video.height)
         self._next, self._warnings, self._middle = 0, [], None
 
     def start(self) -> CompareJob:

@@ -30,7 +30,7 @@ from ..real2gym_addon.fixes.edits import check_fix_arguments, find_object
 from ..real2gym_addon.fixes.repair import repair_run
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.reverify import reverify
 from ..real2gym_addon.verify.run import Verification
 from .jobs import ThreadJob, running
@@ -89,7 +89,7 @@ class FixOutcome:
         warnings: Problems after the report was written (rebuilding the scene).
     """
 
-    report: dict
+    report: Report
     entry: dict | None
     request: FixRequest
     warnings: list[str] = dataclasses.field(default_factory=list)
@@ -99,7 +99,7 @@ class FixOutcome:
         """The verification's verdict; None when it did not run."""
         if not self.request.verify:
             return None
-        return bool(self.report["verification"]["passed"])
+        return bool(self.report.verification.passed)
 
     def message(self) -> str:
         """One line for the status bar and the panel."""
@@ -107,7 +107,7 @@ class FixOutcome:
         if self.request.action == "undo":
             head = f"Undid {entry.get('kind')} on {entry.get('object')}"
         elif self.request.action == "repair":
-            steps = (self.report.get("repair") or {}).get("rounds", [])
+            steps = (self.report.repair or {}).get("rounds", [])
             head = f"Repaired in {sum(s['kept'] for s in steps)} kept step(s) of {len(steps)} tried"
         else:
             head = f"Applied {entry.get('kind')} on {entry.get('object')}"
@@ -118,7 +118,7 @@ class FixOutcome:
             return f"{head} (not verified)"
         if self.passed:
             return f"{head}: all checks passed"
-        failed = [n for n, c in self.report["verification"]["checks"].items() if not c.get("passed", True)]
+        failed = self.report.verification.failed()
         return f"{head}: not verified ({', '.join(failed)} failed)"
 
 
@@ -156,7 +156,7 @@ def fix_job(scene: bpy.types.Scene, request: FixRequest) -> ThreadJob:
 
 
 def _show_change(
-    scene: bpy.types.Scene, request: FixRequest, report: dict, entry: dict | None, verification
+    scene: bpy.types.Scene, request: FixRequest, report: Report, entry: dict | None, verification
 ) -> FixOutcome:
     """Shows a committed change in the scene: the report, the rebuilt reconstruction, its simulation."""
     outcome = FixOutcome(report, entry, request)
@@ -177,7 +177,7 @@ def _show_change(
     return outcome
 
 
-def _rebuild(scene: bpy.types.Scene, report: dict, verification: Verification | None) -> list[str]:
+def _rebuild(scene: bpy.types.Scene, report: Report, verification: Verification | None) -> list[str]:
     """Rebuilds the reconstruction, and keys the change's own simulation when it was verified.
 
     Returns:
@@ -204,7 +204,7 @@ def _probe_text(name: str, probe: dict) -> str:
 
 def _request(
     scene: bpy.types.Scene,
-    report: dict,
+    report: Report,
     folder: Path,
     action: str,
     fix: dict | None,
@@ -237,7 +237,7 @@ def fix_request(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -
     # Checked here, on the main thread, before any job starts: the report as read back, then the
     # fix's arguments against their ranges and the video (the same checks as the command line).
     report = read_report(folder)
-    check_fix_arguments(fix, report["video"]["frames"])
+    check_fix_arguments(fix, report.video.frames)
     return _request(scene, report, folder, "fix", fix, _verify_default(scene, verify))
 
 
@@ -272,7 +272,7 @@ def suggestion_request(scene: bpy.types.Scene, index: int, verify: bool | None =
     """
     folder = report_dir(scene)
     report = read_report(folder)
-    suggestions = (report.get("verification") or {}).get("suggestions") or []
+    suggestions = (report.verification.suggestions if report.verification is not None else None) or []
     if not 0 <= index < len(suggestions):
         raise Real2GymError(
             f"there is no suggestion {index + 1}: the run has {len(suggestions)}"
@@ -351,7 +351,7 @@ def probe_in_scene(scene: bpy.types.Scene, name: str) -> dict:
     """
     name = name or fix_settings(scene).fix_object
     report = read_report(report_dir(scene))
-    shape = Shape.from_report(find_object(report, name))
+    shape = Shape.from_report(find_object(report.to_json(), name))
     if not shape.is_container:
         raise Real2GymError(
             f"object '{name}' is a {shape.kind}, not a container: there is no opening to probe"
@@ -384,7 +384,7 @@ def sync_with_undo(*_args) -> None:
 
 def _follow_undo(scene: bpy.types.Scene, state) -> None:
     folder = Path(state.report_dir)
-    logged = len(read_report(folder).get("edit_log", []))
+    logged = len(read_report(folder).edit_log)
     wanted = state.edit_count
     if logged == wanted:
         return
@@ -407,4 +407,4 @@ def _follow_undo(scene: bpy.types.Scene, state) -> None:
     stack.extend(recorded_fixes({"edit_log": undone}))
     del stack[len(stack) - len(redo) :]
     show_report(scene, report, folder)
-    state.status = f"report.json follows Blender's undo: {len(report.get('edit_log', []))} fixes"
+    state.status = f"report.json follows Blender's undo: {len(report.edit_log)} fixes"

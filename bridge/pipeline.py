@@ -24,7 +24,7 @@ from ..real2gym_addon.files import write_error
 from ..real2gym_addon.geometry.stage import Geometry
 from ..real2gym_addon.pipeline import BLEND_NAME, STAGES, PipelineRun
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.report import REPORT_NAME, Report, read_report
 from ..real2gym_addon.run_options import RunOptions
 from ..real2gym_addon.scene import SceneDescription
 from ..real2gym_addon.segmentation.backends import SegmentationOptions
@@ -78,7 +78,7 @@ def save_blend_copy(path: Path) -> None:
 def _build(
     scene: bpy.types.Scene,
     description: SceneDescription,
-    report: dict | None,
+    report: Report | None,
     out_dir: Path,
     guard: SceneGuard,
     log: WarningLog | None = None,
@@ -87,7 +87,7 @@ def _build(
 ) -> None:
     """The whole scene of a run: video camera, state, mask reviews, reconstruction and simulation.
 
-    ``report`` is the run's report.json content when the run has geometry (None before it).
+    ``report`` is the run's report when the run has geometry (None before it).
     A run hands over its typed ``geometry`` and its ``verification`` (whose simulation is
     keyed); without them (Open Run) the geometry is read from the report and simulated.
     """
@@ -95,7 +95,7 @@ def _build(
     state = scene.real2gym
     state.demo_dir = description.demo_dir
     state.out_dir = str(Path(out_dir).resolve())
-    state.report_path = str(Path(out_dir).resolve() / "report.json")
+    state.report_path = str(Path(out_dir).resolve() / REPORT_NAME)
     state.video_frames = description.video.frames
     state.video_fps = description.video.fps
     state.status = f"Loaded {description.video.frames} frames at {description.video.fps:g} fps"
@@ -110,12 +110,12 @@ def _build(
         # The reconstruction, and the verified simulation on its own copies (its world frame,
         # its objects, its keyframes).
         build_from_report(scene, report, guard, log, geometry)
-        if report.get("verification") is not None:
+        if report.verification is not None:
             apply_simulation(scene, verification or simulate_run(report), guard)
         show_report(scene, report, Path(out_dir).resolve())  # the Keyframes panel, in the saved file too
 
 
-def open_run(scene: bpy.types.Scene, out_dir: str | Path, verification: Verification | None = None) -> dict:
+def open_run(scene: bpy.types.Scene, out_dir: str | Path, verification: Verification | None = None) -> Report:
     """Builds the whole scene of a finished run from its output folder (the sidebar's *Open Run*).
 
     Works from report.json alone, so a run made by the command line, another
@@ -141,7 +141,7 @@ def open_run(scene: bpy.types.Scene, out_dir: str | Path, verification: Verifica
     description = SceneDescription.from_report(report)
     guard = SceneGuard(scene)
     try:
-        _build(scene, description, report if report.get("table") else None, folder, guard,
+        _build(scene, description, report if report.table else None, folder, guard,
                verification=verification)  # fmt: skip
     except BaseException:
         guard.restore()

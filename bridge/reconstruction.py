@@ -1,7 +1,7 @@
 """The reconstruction in Blender: the posed camera, the table, the objects and their motion.
 
 :func:`build_reconstruction` reads a finished run's report.json (through the
-core: :func:`~real2gym_addon.report_check.read_report` and
+core: :func:`~real2gym_addon.report.read_report` and
 :func:`~real2gym_addon.geometry.report_io.geometry_from_report`) and builds, in
 the "Real2Gym" collection, in the report's world frame (z up, z = 0 on the table):
 
@@ -37,12 +37,13 @@ import numpy as np
 from mathutils import Matrix
 from scipy.spatial.transform import Rotation
 
+from ..real2gym_addon.demo import camera_from_report
 from ..real2gym_addon.errors import WarningLog
 from ..real2gym_addon.geometry.pieces import GEOM_BOX
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.geometry.stage import Geometry
-from ..real2gym_addon.report_check import camera_from_report, read_report
+from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.segmentation.overlay import default_color
 from .animation import write_keyframes
 from .scene_guard import SceneGuard
@@ -370,15 +371,15 @@ def _build_object(builder: _Builder, index: int, obj_geometry, frames: np.ndarra
     builder.result.objects.append(obj.name)
 
 
-def _pose_camera(builder: _Builder, report: dict) -> None:
+def _pose_camera(builder: _Builder, report: Report) -> None:
     camera = bpy.data.objects.get(CAMERA_NAME)
     if camera is None or camera.type != "CAMERA":
         builder.result.warnings.append("no Real2Gym Camera in the scene: run the pipeline to load the video")
         return
-    pose = tuple(tuple(float(v) for v in row) for row in report["camera"]["world_from_camera"])
+    pose = tuple(tuple(float(v) for v in row) for row in report.camera.world_from_camera)
     matrix = blender_camera_matrix(dataclasses.replace(camera_from_report(report), world_from_camera=pose))
     builder.guard.detach_action(camera)  # an earlier run's camera path
-    poses = report["camera"].get("world_from_camera_frames")
+    poses = report.camera.world_from_camera_frames
     if poses is not None:
         # A camera that moves: keyed on every frame, so the video stays registered.
         matrices = np.asarray(poses, float) @ np.diag([1.0, -1.0, -1.0, 1.0])  # OpenCV to Blender camera axes
@@ -433,7 +434,7 @@ def _set_markers(builder: _Builder, keyframes: list[dict]) -> None:
 
 def build_from_report(
     scene: bpy.types.Scene,
-    report: dict,
+    report: Report,
     guard: SceneGuard,
     log: WarningLog | None = None,
     geometry: Geometry | None = None,
@@ -442,7 +443,7 @@ def build_from_report(
 
     Args:
         scene: The scene to build into (its Real2Gym camera gets the world pose).
-        report: report.json's content, with the geometry stage's fields.
+        report: The run's report, with the geometry stage's fields.
         guard: Records every change, to undo them if the caller's work fails.
         log: Receives the warnings (stage ``"blender"``) too; may be None.
         geometry: The report's typed geometry where the caller has it in hand (a run, a fix);
@@ -456,7 +457,7 @@ def build_from_report(
     """
     if geometry is None:
         geometry = geometry_from_report(report)
-    frames = np.arange(int(report["video"]["frames"]))
+    frames = np.arange(int(report.video.frames))
     result = Reconstruction()
     builder = _Builder(scene, guard, result)
     _pose_camera(builder, report)

@@ -17,7 +17,7 @@ import bpy
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes.review import keyframe_checks, silhouette_ious
 from ..real2gym_addon.geometry.shape_kinds import is_container
-from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.report import REPORT_NAME, Report, read_report
 from .mask_review import show_mask_reviews
 
 IOU_SPAN = 2
@@ -48,7 +48,7 @@ def _figures(check: dict) -> str:
     return ", ".join(shown[:3])
 
 
-def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
+def show_report(scene: bpy.types.Scene, report: Report, out_dir: Path) -> None:
     """Shows a report in the scene's fixing state (keyframes, checks, suggestions, edit logs).
 
     Keeps the selected keyframe (by event and object) and the object to fix when
@@ -56,7 +56,7 @@ def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
 
     Args:
         scene: The scene.
-        report: The run's report.json content.
+        report: The run's report.
         out_dir: Its output folder.
     """
     state = fix_settings(scene)
@@ -64,13 +64,13 @@ def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
     if 0 <= state.active_keyframe_index < len(state.keyframes):
         item = state.keyframes[state.active_keyframe_index]
         selected = (item.event, item.object_name)
-    verification = report.get("verification") or {}
+    verification = {} if report.verification is None else report.verification.to_json()
     _quiet[0] = True
     try:
         state.report_dir = str(out_dir)
-        path = Path(out_dir) / "report.json"
+        path = Path(out_dir) / REPORT_NAME
         state.report_stamp = str(path.stat().st_mtime_ns) if path.is_file() else ""
-        state.edit_count = len(report.get("edit_log", []))
+        state.edit_count = len(report.edit_log)
         if "passed" not in verification:
             state.verification = "NONE"
         elif verification.get("stale"):
@@ -82,7 +82,7 @@ def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
             item = state.checks.add()
             item.name, item.passed, item.figures = name, bool(check.get("passed", True)), _figures(check)
         state.keyframes.clear()
-        for index, row in enumerate(keyframe_checks(report)):
+        for index, row in enumerate(keyframe_checks(report.to_json())):
             item = state.keyframes.add()
             item.name = f"{row['event']} {row['object']}"
             item.event, item.object_name, item.frame = row["event"], row["object"], row["frame"]
@@ -97,7 +97,7 @@ def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
             item.name, item.check = suggestion["text"], suggestion.get("check", "")
             item.frame, item.kind = int(suggestion.get("frame") or 0), suggestion["fix"]["kind"]
         state.objects.clear()
-        for entry in report.get("objects", []):
+        for entry in report.objects:
             item = state.objects.add()
             item.name, item.role, item.shape = entry["name"], entry.get("role", ""), entry.get("shape", "")
             item.collision_mode = entry.get("collision_mode", "")
@@ -106,7 +106,7 @@ def show_report(scene: bpy.types.Scene, report: dict, out_dir: Path) -> None:
                 line = item.edits.add()
                 line.name, line.arguments, line.time = edit["kind"], _arguments(edit["args"]), edit["time"]
         if state.fix_object not in state.objects:
-            target = report.get("task", {}).get("target") or report.get("task", {}).get("object")
+            target = report.task.get("target") or report.task.get("object")
             state.fix_object = target if target in state.objects else next(iter(state.objects.keys()), "")
     finally:
         _quiet[0] = False
@@ -123,7 +123,7 @@ def _arguments(arguments: dict) -> str:
     return ", ".join(f"{k}={value(v)}" for k, v in arguments.items())
 
 
-def load_review(scene: bpy.types.Scene, out_dir: str | Path = "") -> dict:
+def load_review(scene: bpy.types.Scene, out_dir: str | Path = "") -> Report:
     """Reads a finished run's report.json and shows it (the Keyframes panel's *Load Report*).
 
     Args:
@@ -139,7 +139,7 @@ def load_review(scene: bpy.types.Scene, out_dir: str | Path = "") -> dict:
     folder = report_dir(scene, out_dir)
     report = read_report(folder)
     show_report(scene, report, folder)
-    show_mask_reviews(scene, report.get("segmentation"))
+    show_mask_reviews(scene, report.segmentation)
     return report
 
 
@@ -147,7 +147,7 @@ def note_report_written(scene: bpy.types.Scene) -> None:
     """Marks the reviewed report.json as shown (its content was shown before it was written)."""
     state = fix_settings(scene)
     try:
-        state.report_stamp = str((Path(state.report_dir) / "report.json").stat().st_mtime_ns)
+        state.report_stamp = str((Path(state.report_dir) / REPORT_NAME).stat().st_mtime_ns)
     except OSError:
         pass  # not written: the next redraw reads it
 
@@ -196,7 +196,7 @@ def measure_ious(scene: bpy.types.Scene) -> None:
     frames = list(range(keyframe.frame - IOU_SPAN, keyframe.frame + IOU_SPAN + 1))
     try:
         folder = report_dir(scene)
-        ious = silhouette_ious(read_report(folder), folder, keyframe.object_name, frames)
+        ious = silhouette_ious(read_report(folder).to_json(), folder, keyframe.object_name, frames)
     except Real2GymError as e:
         state.status = f"No silhouette IoU: {e}"
         return

@@ -30,11 +30,12 @@ from pathlib import Path
 import bpy
 import numpy as np
 
+from ..real2gym_addon.demo import camera_from_report
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, NAMES, GripperSpec
 from ..real2gym_addon.physics import physics_with
 from ..real2gym_addon.render import per_frame_errors
-from ..real2gym_addon.report_check import camera_from_report, read_report
+from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.verify.run import Verification, verify_scene
 from ..state.properties import ERROR_PROPERTY
 from .animation import write_keyframes
@@ -66,12 +67,12 @@ class SimulationImport:
 
 
 def simulate_run(
-    report: dict, masses: dict[str, float] | None = None, frictions: dict[str, float] | None = None
+    report: Report, masses: dict[str, float] | None = None, frictions: dict[str, float] | None = None
 ) -> Verification:
     """Verifies a report's scene again in memory (its files in a scratch folder; safe in a worker thread).
 
     Args:
-        report: report.json's content, with geometry.
+        report: The run's report, with geometry.
         masses: Object name -> kg, overriding the report's (as ``real2gym verify --mass``).
         frictions: Object name -> sliding friction, overriding the report's.
 
@@ -81,7 +82,7 @@ def simulate_run(
     geometry = geometry_from_report(report)
     masses, frictions = physics_with(report, masses, frictions)
     with tempfile.TemporaryDirectory() as scratch:
-        return verify_scene(geometry, camera_from_report(report), report["task"], report["video"]["fps"],
+        return verify_scene(geometry, camera_from_report(report), report.task, report.video.fps,
                             Path(scratch), masses, frictions=frictions)  # fmt: skip
 
 

@@ -23,7 +23,7 @@ import bpy
 
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.progress import Progress
-from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.report import read_report
 from ..real2gym_addon.variants.batch import read_summary, vary
 from ..real2gym_addon.variants.compare import changes_text, compare_variant, replay_run, variant_folder
 from ..state.variants import active_entry, variation_plan
@@ -74,7 +74,7 @@ def varied_run(scene: bpy.types.Scene, out_dir: str | Path = "") -> Path:
     """
     folder = scene_out_dir(scene, out_dir)
     try:
-        demo = (read_report(folder).get("variant") or {}).get("demo")
+        demo = (read_report(folder).variant or {}).get("demo")
     except Real2GymError:
         return folder  # vary() says what is wrong with it
     return Path(demo) if demo else folder
@@ -183,7 +183,7 @@ def load_variant_job(scene: bpy.types.Scene, variant_id: str = "", out_dir: str 
         scene.real2gym.variants.status = ""  # the panel says which variant the scene shows
         record = verification.record
         frames = record.frames if record.diverged_frame is None else record.diverged_frame
-        return LoadedVariant(variant_id, folder, [o["name"] for o in report["objects"]], frames)
+        return LoadedVariant(variant_id, folder, report.object_names(), frames)
 
     return ThreadJob(work, apply, f"the loading of {variant_id}")
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
-from ..real2gym_addon.report_check import read_report
+from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.reverify import reverify
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
@@ -61,7 +61,7 @@ def scene_out_dir(scene: bpy.types.Scene, out_dir: str | Path = "") -> Path:
 
 
 def physics_overrides(
-    scene: bpy.types.Scene, report: dict
+    scene: bpy.types.Scene, report: Report
 ) -> tuple[dict[str, float], dict[str, float], list[str]]:
     """The masses and frictions set in Blender (``object.real2gym``), for the verifier.
 
@@ -71,13 +71,13 @@ def physics_overrides(
 
     Args:
         scene: The scene with the reconstructed objects.
-        report: The run's report.json content (the objects' shapes).
+        report: The run's report (the objects' shapes).
 
     Returns:
         ``(object name -> kg, object name -> friction, warnings)``; the warnings name settings
         the verifier cannot use (none at present).
     """
-    shapes = {entry["name"]: entry for entry in report.get("objects", [])}
+    shapes = {entry["name"]: entry for entry in report.objects}
     masses, frictions, warnings = {}, {}, []
     objects = sorted(real2gym_objects(scene, "OBJECT"), key=lambda o: o.name != o.real2gym.source_name)
     for obj in objects:
@@ -117,7 +117,7 @@ def verify_job(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
             imported = apply_simulation(scene, verification, guard)
         show_report(scene, report, folder)  # the Keyframes and Suggestions panels show the new verdict
         note_report_written(scene)
-        failed = [name for name, check in report["verification"]["checks"].items() if not check.get("passed")]
+        failed = [name for name, check in report.verification.checks.items() if not check.get("passed")]
         state = scene.real2gym
         state.verification_status = "Verified" if not failed else f"Not verified: {', '.join(failed)}"
         return Verified(not failed, failed, imported, warnings)

@@ -225,7 +225,7 @@ class REAL2GYM_OT_load_review(bpy.types.Operator):
         except Real2GymError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Loaded {len(report.get('keyframes', []))} keyframes")
+        self.report({"INFO"}, f"Loaded {len(report.keyframes)} keyframes")
         return {"FINISHED"}
 
 

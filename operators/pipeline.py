@@ -81,11 +81,9 @@ class REAL2GYM_OT_open_run(bpy.types.Operator):
         except Real2GymError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        verdict = report.get("verification") or {}
-        state = "verified" if verdict.get("passed") else ("not verified" if verdict else "not simulated")
-        self.report(
-            {"INFO"}, f"Real2Gym: opened {folder} ({len(report.get('objects', []))} objects, {state})"
-        )
+        verdict = report.verification
+        state = "not simulated" if verdict is None else "verified" if verdict.passed else "not verified"
+        self.report({"INFO"}, f"Real2Gym: opened {folder} ({len(report.objects)} objects, {state})")
         return {"FINISHED"}
 
 

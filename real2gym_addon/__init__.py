@@ -29,6 +29,7 @@ from .errors import (
 from .pipeline import PipelineRun, run_pipeline
 from .progress import Progress
 from .prompts import Correction, ObjectPrompt, Task
+from .report import Report, read_report, write_report
 from .scene import SceneDescription
 from .video import Video, open_video
 
@@ -44,6 +45,7 @@ __all__ = [
     "PipelineWarning",
     "Progress",
     "Real2GymError",
+    "Report",
     "SceneDescription",
     "Task",
     "Video",
@@ -52,5 +54,7 @@ __all__ = [
     "load_camera",
     "load_demo",
     "open_video",
+    "read_report",
     "run_pipeline",
+    "write_report",
 ]

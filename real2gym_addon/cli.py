@@ -55,12 +55,12 @@ from .fixes.edits import (
     MAX_OFFSET_M,
     SCALE_RANGE,
 )
-from .json_files import read_json_file
 from .mjcf.export import FRICTION_RANGE
 from .mjcf.gripper import MAX_OPENING
 from .models import BASE_URL_ENV, MODELS, fetch_model, list_models
 from .pipeline import STAGES, PipelineRun
 from .progress import Progress
+from .report import REPORT_NAME, Report, VerificationSection, read_report
 from .run_options import REPAIR_ROUNDS, RunOptions
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 from .summary import check_figures
@@ -157,11 +157,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if run.resegment is not None:
         print(f"re-segmented: {run.resegment} (the other objects' masks were kept)")
     _print_review(run.scene.segmentation, only=run.resegment)
-    if run.scene.verification is not None:
-        _print_verification(run.scene.verification)
-        if options.repair and not run.scene.verification["passed"]:
+    verification = run.report().verification
+    if verification is not None:
+        _print_verification(verification)
+        if options.repair and not verification.passed:
             return _repair(run.out_dir, options.repair_rounds, args.quiet)
-        return 0 if run.scene.verification["passed"] else EXIT_NOT_VERIFIED
+        return 0 if verification.passed else EXIT_NOT_VERIFIED
     return 0
 
 
@@ -174,7 +175,7 @@ def _repair(out_dir, rounds: int, quiet: bool) -> int:
             print(f"real2gym: {message}", file=sys.stderr)
 
     report, _ = repair_run(out_dir, rounds, say)
-    summary = report["repair"]
+    summary = report.repair
     for index, step in enumerate(summary["rounds"], start=1):
         kept = "kept" if step["kept"] else f"not kept ({step.get('reverted') or step.get('error')})"
         failing = ", ".join(step.get("failed_after", [])) or "none"
@@ -182,7 +183,7 @@ def _repair(out_dir, rounds: int, quiet: bool) -> int:
               f"failing after: {failing}")  # fmt: skip
     print(f"repair: {'VERIFIED' if summary['passed_after'] else 'not verified'} ({summary['stopped']}); "
           "each kept step is in the edit log: undo with 'real2gym fix OUT --undo'")  # fmt: skip
-    _print_verification(report["verification"])
+    _print_verification(report.verification)
     return 0 if summary["passed_after"] else EXIT_NOT_VERIFIED
 
 
@@ -191,7 +192,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     masses, frictions = dict(args.mass or []), dict(args.friction or [])
     report, verification = reverify(args.out_dir, masses, frictions=frictions)
-    _print_verification(report["verification"])
+    _print_verification(report.verification)
     return 0 if verification.passed else EXIT_NOT_VERIFIED
 
 
@@ -212,10 +213,10 @@ def _print_review(segmentation: dict | None, only: str | None = None) -> None:
         print(f"review: {entry['name']}: {count} frames to check: {shown}{more}")
 
 
-def _print_verification(verification: dict) -> None:
-    state = "PASSED" if verification["passed"] else "FAILED"
+def _print_verification(verification: VerificationSection) -> None:
+    state = "PASSED" if verification.passed else "FAILED"
     print(f"verification: {state}")
-    for name, check in verification["checks"].items():
+    for name, check in verification.checks.items():
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {check_figures(check)}")
 
 
@@ -228,34 +229,34 @@ def json_result(command: str, code: int, out_dir: Path | str | None, error: str 
         code, "error"
     )
     result = {"command": command, "exit_code": code, "verdict": verdict, "passed": None, "error": error}
-    report_path = Path(out_dir) / "report.json" if out_dir is not None else None
+    report_path = Path(out_dir) / REPORT_NAME if out_dir is not None else None
     if error is not None or report_path is None or not report_path.is_file():
         return result
 
     try:
-        report = read_json_file(report_path)
+        report = read_report(report_path.parent)
     except (OSError, Real2GymError):
         return result
     out = report_path.parent.resolve()
-    verification = report.get("verification")
+    verification = report.verification
     if verification is not None:
-        result["passed"] = bool(verification.get("passed"))
+        result["passed"] = bool(verification.passed)
         result["verdict"] = "verified" if result["passed"] else "not verified"
-        result["checks"] = verification.get("checks", {})
+        result["checks"] = verification.checks
         result["failed_checks"] = [n for n, c in result["checks"].items() if not c.get("passed")]
-        result["suggestions"] = [s.get("text") for s in verification.get("suggestions") or []]
+        result["suggestions"] = [s.get("text") for s in verification.suggestions or []]
     elif code == EXIT_VERIFIED:
         result["verdict"] = "not simulated"
     result["paths"] = {"out": str(out), "report": str(report_path.resolve())} | {
-        kind: str(out / path) for kind, path in (report.get("artifacts") or {}).items()
+        kind: str(out / path) for kind, path in report.artifacts.items()
     }
-    result["warnings"] = report.get("warnings") or []
+    result["warnings"] = report.warnings
     result["review"] = [
         {"object": entry["name"], "frames": [[a, b, why] for a, b, why in flagged_ranges(entry["frames"])]}
-        for entry in (report.get("segmentation") or {}).get("objects", [])
+        for entry in (report.segmentation or {}).get("objects", [])
         if flagged_ranges(entry["frames"])
     ]
-    result["edit_log"] = len(report.get("edit_log") or [])
+    result["edit_log"] = len(report.edit_log)
     return result
 
 
@@ -287,9 +288,7 @@ def _friction(text: str) -> tuple[str, float]:
     return name, number_in(*FRICTION_RANGE, "a sliding friction")(value)
 
 
-def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
-    from .fixes.suggest import suggest_fixes
-
+def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
     fixes = []
     needs_object = any(
         v is not None
@@ -324,7 +323,7 @@ def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
         fixes.append({"kind": "release_opening", "object": args.object, "width_m": args.release_opening,
                       "frame": args.frame, "limit": args.at_most})  # fmt: skip
     if args.apply_suggestion is not None:
-        suggestions = (report.get("verification") or {}).get("suggestions") or suggest_fixes(report)
+        suggestions = _suggestions(report)
         if not 1 <= args.apply_suggestion <= len(suggestions):
             raise Real2GymError(
                 f"there are {len(suggestions)} suggestions; --apply-suggestion takes 1 to {len(suggestions)}"
@@ -332,27 +331,32 @@ def _requested_fixes(args: argparse.Namespace, report: dict) -> list[dict]:
         fixes.append(suggestions[args.apply_suggestion - 1]["fix"])
     if args.from_report:
         from .fixes.edits import recorded_fixes
-        from .report_check import read_report
 
         fixes += recorded_fixes(
             read_report(
                 Path(args.from_report).parent if args.from_report.endswith(".json") else args.from_report
-            )
+            ).to_json()
         )
     return fixes
+
+
+def _suggestions(report: Report) -> list[dict]:
+    """The report's suggested fixes; computed now when it holds none (an older report)."""
+    from .fixes.suggest import suggest_fixes
+
+    verification = report.verification
+    return (verification.suggestions if verification is not None else None) or suggest_fixes(report.to_json())
 
 
 def _cmd_fix(args: argparse.Namespace) -> int:
     from .fixes.edits import apply_fix, undo_last
     from .fixes.probe import opening_probe
-    from .fixes.suggest import suggest_fixes
     from .geometry.shapes import Shape
-    from .report_check import read_report
     from .reverify import reverify
 
     report = read_report(args.out_dir)
     if args.suggest:
-        suggestions = (report.get("verification") or {}).get("suggestions") or suggest_fixes(report)
+        suggestions = _suggestions(report)
         for index, suggestion in enumerate(suggestions, start=1):
             print(f"{index}. [{suggestion['check']}, frame {suggestion['frame']}] {suggestion['text']}")
         if not suggestions:
@@ -360,7 +364,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
                 "no suggestions: "
                 + (
                     "verified"
-                    if (report.get("verification") or {}).get("passed")
+                    if report.verification is not None and report.verification.passed
                     else "no failed check with a known fix"
                 )
             )
@@ -371,7 +375,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
         from .fixes.edits import find_object
 
         result = opening_probe(
-            Shape.from_report(find_object(report, args.object or report["task"].get("target")))
+            Shape.from_report(find_object(report.to_json(), args.object or report.task.get("target")))
         )
         print(", ".join(f"{k}={v}" for k, v in result.items()))
         return 0 if result["passed"] else EXIT_NOT_VERIFIED
@@ -397,7 +401,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
     updated, verification = reverify(args.out_dir, edit=edit, verify=not args.no_verify)
     if verification is None:
         return 0
-    _print_verification(updated["verification"])
+    _print_verification(updated.verification)
     return 0 if verification.passed else EXIT_NOT_VERIFIED
 
 

@@ -23,7 +23,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .files import OutputFolder, write_json_atomic
+from .demo import camera_from_report
+from .files import OutputFolder
 from .progress import Progress
 from .render import (
     Pictures,
@@ -36,7 +37,7 @@ from .render import (
     reconstruction_qpos,
     render_state,
 )
-from .report_check import REPORT_NAME, camera_from_report, read_report, video_source
+from .report import Report, read_report, video_source, write_report
 from .reverify import simulate_report
 from .targets import MASKS_NAME
 from .video import open_video
@@ -47,7 +48,7 @@ TileRenderer = Callable[[int], np.ndarray]
 """Returns the middle tile for a video frame: ``HxWx3`` uint8 BGR at the video's size."""
 
 
-PageWriter = Callable[[Path, dict, Pictures, list[Path], str], object]
+PageWriter = Callable[[Path, Report, Pictures, list[Path], str], object]
 """Writes the run's page again with the comparison's pictures: ``(staging folder, report, pictures,
 masks folders, comparison video)`` (``summary.write_summary``)."""
 
@@ -75,12 +76,12 @@ def render_comparison(
     report = read_report(out_dir)
     camera = camera_from_report(report)
     video = open_video(video_source(report))
-    fps, frames = report["video"]["fps"], report["video"]["frames"]
+    fps, frames = report.video.fps, report.video.frames
     geometry, scene, record = simulate_report(report)
     model = scene.model
     renderer = offscreen_renderer(model, camera.width, camera.height)
     reconstruction = reconstruction_qpos(model, scene.name_map, geometry, record) if middle is None else None
-    checks = checks_line(report.get("verification"))
+    checks = checks_line(report.verification)
     title = "Blender (reconstruction)" if middle else "reconstruction (MuJoCo render)"
     output = OutputFolder(out_dir)
     try:
@@ -117,11 +118,11 @@ def render_comparison(
             "contact_sheet": f"{COMPARE_NAME}/contact_sheet.png",
             "error_plot": f"{COMPARE_NAME}/errors.png",
         }
-        report.setdefault("artifacts", {}).update(artifacts)
+        report.add_artifacts(artifacts)
         if page is not None:
             pictures = Pictures(sheet_rows, cv2.imread(str(folder / "errors.png")))
             page(output.staging, report, pictures, [output.path / MASKS_NAME], artifacts["comparison_video"])
-        write_json_atomic(output.staging / REPORT_NAME, report)
+        write_report(output.staging, report)
         output.commit()
     except BaseException:
         output.discard()

@@ -20,6 +20,7 @@ from .errors import DemoFolderError, WarningLog
 from .json_files import read_json_file
 from .mesh_file import read_obj
 from .prompts import ObjectPrompt, Task, parse_prompts
+from .report import Report
 from .trajectory import MAX_POSITION, TrajectorySamples, read_trajectory
 from .video import Video, find_video, open_video
 
@@ -59,6 +60,12 @@ class Camera:
     world_from_camera: tuple[tuple[float, ...], ...] | None = None
     depth_scale: float = 0.001
     world_from_camera_frames: tuple[tuple[tuple[float, ...], ...], ...] | None = None
+
+
+def camera_from_report(report: Report) -> Camera:
+    """The intrinsics a report records (``camera``), without the pose."""
+    c = report.camera
+    return Camera(int(c.width), int(c.height), c.fx, c.fy, c.cx, c.cy)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,20 +2,22 @@
 
 report.json's ``objects[].mass``, ``density`` and ``friction`` are what the verifier
 used, and an edit there (or in Blender, or ``real2gym verify --mass/--friction``)
-changes the next verification (docs/data-contract.md).
+changes the next verification (docs/data-contract.md). What a verification used is
+written back by :meth:`~.report.Report.record_physics`.
 """
 
 from __future__ import annotations
 
 from .errors import Real2GymError
 from .geometry.shapes import Shape
-from .mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
+from .mjcf.export import DEFAULT_DENSITY, FRICTION_RANGE, collision_volume
+from .report import Report
 
 MASS_RANGE = (0.0, 1e5)
 """kg, and kg/m3 for a density: what a report may hold (0 = not set)."""
 
 
-def physics_from_report(report: dict) -> tuple[dict[str, float], dict[str, float]]:
+def physics_from_report(report: Report) -> tuple[dict[str, float], dict[str, float]]:
     """The masses and frictions report.json sets (``objects[].mass``, ``density``, ``friction``).
 
     A mass above 0 is taken as it is; otherwise a density other than the default
@@ -26,7 +28,7 @@ def physics_from_report(report: dict) -> tuple[dict[str, float], dict[str, float
         Real2GymError: A value is not a finite number in its range; the message names the object.
     """
     masses, frictions = {}, {}
-    for entry in report.get("objects", []):
+    for entry in report.objects:
         name = entry.get("name", "?")
         for key in ("mass", "density", "friction"):
             value = entry.get(key)
@@ -47,18 +49,8 @@ def physics_from_report(report: dict) -> tuple[dict[str, float], dict[str, float
 
 
 def physics_with(
-    report: dict, masses: dict[str, float] | None, frictions: dict[str, float] | None
+    report: Report, masses: dict[str, float] | None, frictions: dict[str, float] | None
 ) -> tuple[dict[str, float], dict[str, float]]:
     """The report's masses and frictions (:func:`physics_from_report`) with the given overrides over them."""
     reported_masses, reported_frictions = physics_from_report(report)
     return reported_masses | (masses or {}), reported_frictions | (frictions or {})
-
-
-def record_frictions(report: dict, frictions: dict[str, float]) -> None:
-    """Writes the friction every object was verified with into the report (``objects[].friction``).
-
-    Masses are not written back: a mass given for one verification (``--mass``, or Blender's
-    settings, which the .blend keeps) would otherwise outlive a fix that rescales the object.
-    """
-    for entry in report.get("objects", []):
-        entry["friction"] = float(frictions.get(entry.get("name"), DEFAULT_FRICTION))

@@ -29,15 +29,14 @@ from pathlib import Path
 
 from .demo import Demo, load_demo
 from .errors import OutputError, Real2GymError, WarningLog
-from .files import OutputFolder, write_json_atomic
+from .files import OutputFolder
 from .fixes.suggest import suggest_fixes
 from .geometry.known_size import require_metric_scale
 from .geometry.mono_depth import MonoDepth, estimate_depth_folder
 from .geometry.stage import run_geometry
-from .json_files import read_json_file
-from .physics import record_frictions
+from .mjcf.export import DEFAULT_FRICTION
 from .progress import Progress
-from .report_check import REPORT_NAME
+from .report import REPORT_NAME, Report, read_report, write_report
 from .run_options import RunOptions
 from .scene import SceneDescription
 from .segmentation.backends import SegmentationOptions, make_segmenter
@@ -119,7 +118,7 @@ class PipelineRun:
         self.geometry = None
         self.verification = None
         self.pictures = None
-        self._report: dict | None = None
+        self._report: Report | None = None
         self._output: OutputFolder | None = None
 
     def run(self, build_scene: Callable[[PipelineRun], None] | None = None) -> PipelineRun:
@@ -232,7 +231,6 @@ class PipelineRun:
             geometry, demo.camera, scene.task, demo.video.fps, self._output.staging / MJCF_NAME
         )
         scene.verification = verification.to_report(f"{MJCF_NAME}/scene.xml")
-        record_frictions({"objects": scene.objects}, {})
         scene.artifacts["mjcf"] = f"{MJCF_NAME}/scene.xml"
         self.verification = verification
         # Rendered here, not in finish(): in Blender this is the worker thread, where MuJoCo may open its
@@ -273,8 +271,9 @@ class PipelineRun:
             raise RuntimeError("PipelineRun.staging read before analyse()")
         return self._output.staging
 
-    def report(self) -> dict:
-        """The run's report.json content, made once after :meth:`analyse`.
+    def report(self) -> Report:
+        """The run's report, made once after :meth:`analyse`: the scene description's, with the
+        frictions the verifier used and the suggested fixes.
 
         The Blender side builds its scene from it (and the typed :attr:`geometry` and
         :attr:`verification`) before :meth:`commit` writes it.
@@ -282,9 +281,10 @@ class PipelineRun:
         if self.scene is None or self._output is None:
             raise RuntimeError("PipelineRun.report() called before analyse()")
         if self._report is None:
-            report = self.scene.to_report()
-            if "verification" in report:
-                report["verification"]["suggestions"] = suggest_fixes(report)
+            report = self.scene.report()
+            if report.verification is not None:
+                report.record_physics({}, default_friction=DEFAULT_FRICTION)
+                report.attach_suggestions(suggest_fixes(report.to_json()))
             self._report = report
         return self._report
 
@@ -298,8 +298,8 @@ class PipelineRun:
             seconds: How long making it took.
         """
         report = self.report()
-        report["artifacts"][kind] = name
-        report["timing"]["stages_s"][stage] = seconds
+        report.add_artifacts({kind: name})
+        report.record_stage_time(stage, seconds)
 
     def mask_overlays(self, colors=None, progress: Progress | None = None) -> dict[str, int]:
         """Stages the masks' coloured overlays (``masks_overlay/``) for showing them over the video.
@@ -331,11 +331,11 @@ class PipelineRun:
             The path of the written report.json.
         """
         report, staging = self.report(), self.staging
-        report["warnings"] = self._kept_warnings + self.log.as_report()
+        report.warnings = self._kept_warnings + self.log.as_report()
         self.progress.step("writing summary.html", 0.97)
         write_summary(staging, report, self.pictures, [staging / MASKS_NAME, self._output.path / MASKS_NAME])
         self.progress.step("writing report.json", 0.98)
-        write_json_atomic(staging / REPORT_NAME, report)
+        write_report(staging, report)
         keep = () if self.resegment is None else (MASKS_NAME,)  # one object again: the others' masks stay
         self._output.commit(stale=tuple(n for n in RUN_OUTPUTS if n not in keep))
         self.progress.step("done", 1.0)
@@ -354,9 +354,11 @@ def refuse_to_lose_fixes(out_dir: Path | str) -> None:
         OutputError: It does; the message names the fixes and ``--force``.
     """
     path = Path(out_dir) / REPORT_NAME
+    if not path.is_file():
+        return
     try:
-        log = read_json_file(path, OutputError).get("edit_log") or []
-    except (OSError, Real2GymError, AttributeError):
+        log = read_report(out_dir).edit_log
+    except Real2GymError:
         return  # no readable earlier report: nothing to lose
     if log:
         kinds = ", ".join(sorted({str(entry.get("kind", "?")) for entry in log if isinstance(entry, dict)}))

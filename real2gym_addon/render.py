@@ -18,6 +18,7 @@ from scipy.spatial.transform import Rotation
 
 from .errors import Real2GymError
 from .mjcf.export import mujoco_camera_quat
+from .report import VerificationSection
 
 
 def offscreen_renderer(model, width: int, height: int):
@@ -59,10 +60,11 @@ def events_near(keyframes: list[dict], frame: int, window: int = 3) -> str:
     return ", ".join(f"{k['event']} {k['object']}" for k in keyframes if abs(k["frame"] - frame) <= window)
 
 
-def checks_line(verification: dict | None) -> tuple[str, tuple[int, int, int]]:
-    if not verification:
+def checks_line(verification: VerificationSection | None) -> tuple[str, tuple[int, int, int]]:
+    """The verdict's line over a tile, and its colour (BGR)."""
+    if verification is None:
         return "not verified", (200, 200, 200)
-    failed = [k for k, v in verification["checks"].items() if not v["passed"]]
+    failed = [k for k, v in verification.checks.items() if not v["passed"]]
     if not failed:
         return "verified: all checks passed", (120, 230, 120)
     return "FAILED: " + ", ".join(failed), (90, 90, 255)

@@ -11,12 +11,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .demo import camera_from_report
 from .errors import Real2GymError
-from .files import OutputFolder, write_json_atomic
+from .files import OutputFolder
 from .fixes.suggest import suggest_fixes
 from .geometry.report_io import geometry_from_report
-from .physics import physics_from_report, physics_with, record_frictions
-from .report_check import REPORT_NAME, camera_from_report, read_report
+from .mjcf.export import DEFAULT_FRICTION
+from .physics import physics_from_report, physics_with
+from .report import Report, read_report, write_report
 from .summary import make_pictures, write_summary
 from .targets import MASKS_NAME, MJCF_NAME
 from .verify.run import Verification, verify_scene
@@ -28,7 +30,7 @@ def reverify(
     edit: Callable[[dict], object] | None = None,
     verify: bool = True,
     frictions: dict[str, float] | None = None,
-) -> tuple[dict, Verification | None]:
+) -> tuple[Report, Verification | None]:
     """Exports and simulates the scene of a finished run again and updates its report.
 
     The physics is the report's (:func:`~.physics.physics_from_report`) with ``masses``
@@ -37,7 +39,8 @@ def reverify(
     Args:
         out_dir: The run's output folder.
         masses: Object name -> kg overrides.
-        edit: Changes the report (fixes) before verifying; nothing is written if it raises.
+        edit: Changes the report's JSON content (the fixes of ``fixes.edits``) before verifying;
+            nothing is written if it raises.
         verify: False to only write the edited report (no simulation); its
             ``verification`` is then marked ``"stale": true`` until verified again.
         frictions: Object name -> sliding friction overrides.
@@ -47,14 +50,16 @@ def reverify(
     """
     report = read_report(out_dir)
     if edit is not None:
-        edit(report)
+        content = report.to_json()
+        edit(content)
+        report = Report.from_json(content)
     if not verify:
-        if edit is not None and report.get("verification"):
-            report["verification"]["stale"] = True  # its verdict is of the scene before the edit
+        if edit is not None:
+            report.mark_stale()  # its verdict is of the scene before the edit
         output = OutputFolder(out_dir)
         with output:
             write_summary(output.staging, report, None, [output.path / MASKS_NAME])
-            write_json_atomic(output.staging / REPORT_NAME, report)
+            write_report(output.staging, report)
         return report, None
     geometry = geometry_from_report(report)
     for what, given in (("--mass", masses), ("--friction", frictions)):
@@ -66,18 +71,18 @@ def reverify(
     try:
         started = time.perf_counter()
         verification = verify_scene(
-            geometry, camera_from_report(report), report["task"], report["video"]["fps"],
+            geometry, camera_from_report(report), report.task, report.video.fps,
             output.staging / MJCF_NAME, masses, frictions=frictions,
         )  # fmt: skip
-        record_frictions(report, frictions)
-        report["verification"] = verification.to_report(f"{MJCF_NAME}/scene.xml")
-        report["verification"]["suggestions"] = suggest_fixes(report)
-        report.setdefault("artifacts", {})["mjcf"] = f"{MJCF_NAME}/scene.xml"
-        report.setdefault("timing", {}).setdefault("stages_s", {})["verify"] = time.perf_counter() - started
+        report.record_physics(frictions, default_friction=DEFAULT_FRICTION)
+        report.set_verification(verification.to_report(f"{MJCF_NAME}/scene.xml"))
+        report.attach_suggestions(suggest_fixes(report.to_json()))
+        report.add_artifacts({"mjcf": f"{MJCF_NAME}/scene.xml"})
+        report.record_stage_time("verify", time.perf_counter() - started)
         # An earlier comparison video shows the scene before this verification: not linked (compare again).
         pictures = make_pictures(report, geometry, verification.scene.model, verification.record)
         write_summary(output.staging, report, pictures, [output.path / MASKS_NAME])
-        write_json_atomic(output.staging / REPORT_NAME, report)
+        write_report(output.staging, report)
         output.commit()
     except BaseException:
         output.discard()
@@ -85,7 +90,7 @@ def reverify(
     return report, verification
 
 
-def simulate_report(report: dict) -> tuple:
+def simulate_report(report: Report) -> tuple:
     """Simulates a finished run again in memory (nothing written), for replays and renders.
 
     Returns:
@@ -105,7 +110,5 @@ def simulate_report(report: dict) -> tuple:
     with tempfile.TemporaryDirectory() as scratch:
         scene = build_scene(objects_at_frame(geometry, 0, masses, frictions), geometry.table.extent_world,
                             geometry.world_from_camera, camera_from_report(report), pose, Path(scratch))  # fmt: skip
-    record = simulate(
-        scene.model, scene.name_map, trajectory, report["video"]["fps"], report["video"]["frames"]
-    )
+    record = simulate(scene.model, scene.name_map, trajectory, report.video.fps, report.video.frames)
     return geometry, scene, record

@@ -17,7 +17,7 @@ import numpy as np
 from .demo import Camera, Demo
 from .geometry.camera import inverse_poses
 from .geometry.stage import Geometry
-from .report_check import REPORT_VERSION, video_source
+from .report import REPORT_VERSION, Report, video_source
 
 
 @dataclasses.dataclass
@@ -96,50 +96,46 @@ class SceneDescription:
         )
 
     @classmethod
-    def from_report(cls, report: dict) -> SceneDescription:
-        """Rebuilds a description from a finished run's report.json (Open Run), without its typed geometry.
+    def from_report(cls, report: Report) -> SceneDescription:
+        """Rebuilds a description from a finished run's report (Open Run), without its typed geometry.
 
         Raises:
-            OutputError: The report's video is missing or not a video (``report_check.video_source``).
+            OutputError: The report's video is missing or not a video (``report.video_source``).
         """
         source = video_source(report)
-        video, camera = report["video"], report["camera"]
-        world = (
-            camera.get("world_from_camera")
-            if camera.get("world_from_camera_source") == "camera.json"
-            else None
-        )
+        video, camera = report.video, report.camera
+        world = camera.world_from_camera if camera.world_from_camera_source == "camera.json" else None
         return cls(
-            demo_dir=str(report.get("demo", "")),
+            demo_dir=str(report.demo or ""),
             video=VideoInfo(
                 str(source),
-                int(video["frames"]),
-                float(video["fps"]),
-                int(video["width"]),
-                int(video["height"]),
+                int(video.frames),
+                float(video.fps),
+                int(video.width),
+                int(video.height),
                 is_sequence=source.is_dir(),
             ),  # fmt: skip
             camera=Camera(
-                int(camera["width"]),
-                int(camera["height"]),
-                camera["fx"],
-                camera["fy"],
-                camera["cx"],
-                camera["cy"],
+                int(camera.width),
+                int(camera.height),
+                camera.fx,
+                camera.fy,
+                camera.cx,
+                camera.cy,
                 world_from_camera=world,
             ),  # fmt: skip
-            task=dict(report.get("task") or {}),
-            objects=list(report.get("objects") or []),
-            table=report.get("table"),
-            keyframes=list(report.get("keyframes") or []),
-            segmentation=report.get("segmentation"),
-            verification=report.get("verification"),
-            artifacts=dict(report.get("artifacts") or {}),
-            warnings=list(report.get("warnings") or []),
-            world_from_camera=camera.get("world_from_camera"),
-            camera_frames=camera.get("world_from_camera_frames"),
-            camera_source=camera.get("camera_motion_source", ""),
-            gripper=report.get("gripper"),
+            task=dict(report.task),
+            objects=list(report.objects),
+            table=report.table,
+            keyframes=list(report.keyframes),
+            segmentation=report.segmentation,
+            verification=None if report.verification is None else report.verification.to_json(),
+            artifacts=dict(report.artifacts),
+            warnings=list(report.warnings),
+            world_from_camera=camera.world_from_camera,
+            camera_frames=camera.world_from_camera_frames,
+            camera_source=camera.camera_motion_source or "",
+            gripper=report.gripper,
         )
 
     def set_geometry(self, geometry: Geometry) -> None:
@@ -155,6 +151,10 @@ class SceneDescription:
         self.keyframes = list(geometry.keyframes)
         if geometry.gripper is not None:
             self.gripper = geometry.gripper.to_report(geometry.camera_poses)
+
+    def report(self) -> Report:
+        """The report made from this description (docs/data-contract.md)."""
+        return Report.from_json(self.to_report())
 
     def to_report(self) -> dict[str, Any]:
         """Returns the report.json content (contract version :data:`REPORT_VERSION`)."""

@@ -28,8 +28,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .demo import camera_from_report
 from .errors import Real2GymError
 from .render import Pictures
+from .report import Report, video_source
 from .verify.registry import CHECKS
 
 SUMMARY_NAME = "summary.html"
@@ -57,7 +59,7 @@ def _esc(value) -> str:
     return html.escape(str(value))
 
 
-def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.ndarray]]:
+def keyframe_sheet(report: Report, geometry, model, record) -> list[tuple[str, np.ndarray]]:
     """``(caption, image)`` per interaction keyframe: real | reconstruction | simulation, from the video camera.
 
     Args:
@@ -67,19 +69,19 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
         record: The simulation's record.
     """
     from .render import checks_line, compose, offscreen_renderer, reconstruction_qpos, render_state
-    from .report_check import camera_from_report, video_source
     from .video import open_video
 
-    keyframes = [k for k in report.get("keyframes") or [] if k["frame"] < record.frames]
+    keyframes = [k for k in report.keyframes if k["frame"] < record.frames]
     if not keyframes or record.diverged_frame is not None and record.diverged_frame <= keyframes[0]["frame"]:
         return []
     camera = camera_from_report(report)
     video = open_video(video_source(report))
-    name_map = (report.get("verification") or {}).get("name_map") or {
+    verification = report.verification
+    name_map = (verification.name_map if verification is not None else None) or {
         o.name: o.name for o in geometry.objects
     }
     reconstruction = reconstruction_qpos(model, name_map, geometry, record)
-    checks = checks_line(report.get("verification"))
+    checks = checks_line(verification)
     renderer = offscreen_renderer(model, camera.width, camera.height)
     rows = []
     try:
@@ -98,7 +100,7 @@ def keyframe_sheet(report: dict, geometry, model, record) -> list[tuple[str, np.
     return rows
 
 
-def error_plot(report: dict, geometry, record, folder: Path) -> Path | None:
+def error_plot(report: Report, geometry, record, folder: Path) -> Path | None:
     """Writes the error-over-time plot into ``folder`` (as compare's ``errors.png``) and returns its path."""
     from .render import error_plot as draw_error_plot
     from .render import per_frame_errors
@@ -107,19 +109,18 @@ def error_plot(report: dict, geometry, record, folder: Path) -> Path | None:
     if not errors:
         return None
     path = folder / "errors.png"
-    draw_error_plot(path, errors, report.get("keyframes") or [], report["video"]["fps"])
+    draw_error_plot(path, errors, report.keyframes, report.video.fps)
     return path
 
 
-def _review_thumbnails(report: dict, masks_roots: list[Path]) -> list[tuple[str, np.ndarray | None]]:
+def _review_thumbnails(report: Report, masks_roots: list[Path]) -> list[tuple[str, np.ndarray | None]]:
     """The flagged frames: ``(caption, frame with the mask drawn, or None)``, the first few with pictures."""
-    from .report_check import video_source
     from .segmentation.quality import flagged_ranges
     from .video import open_video
 
     shown = []
     video = None
-    for entry in (report.get("segmentation") or {}).get("objects", []):
+    for entry in (report.segmentation or {}).get("objects", []):
         for first, last, why in flagged_ranges(entry["frames"]):
             span = f"frames {first}-{last}" if last > first else f"frame {first}"
             caption = f"{entry['name']}: {span} ({why})"
@@ -188,7 +189,7 @@ ul{margin:0;padding-left:20px} li{margin:2px 0}
 
 
 def render_summary(
-    report: dict,
+    report: Report,
     pictures: Pictures,
     masks_roots: list[Path] | None = None,
     video: str | None = None,
@@ -196,22 +197,22 @@ def render_summary(
     """The page's HTML.
 
     Args:
-        report: The run's report.json content.
+        report: The run's report.
         pictures: The keyframe sheet and error plot (:func:`make_pictures`).
         masks_roots: Folders holding ``<object>/<frame>.png`` masks for the review thumbnails.
         video: The comparison video's path relative to the page, when there is one.
     """
     from .about import version_text
 
-    verification = report.get("verification")
+    verification = report.verification
     if verification is None:
         verdict, css = "NOT SIMULATED", "none"
-    elif verification.get("passed"):
+    elif verification.passed:
         verdict, css = "VERIFIED", "ok"
     else:
         verdict, css = "NOT VERIFIED", "fail"
-    task = report.get("task") or {}
-    name = Path(str(report.get("demo") or report.get("video", {}).get("source") or "demo")).name
+    task = report.task
+    name = Path(str(report.demo or report.video.source or "demo")).name
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     parts = [
         f"<!doctype html><html lang=en><meta charset=utf-8><title>Real2Gym: {_esc(name)} ({verdict.lower()})</title>"
@@ -219,14 +220,16 @@ def render_summary(
         f"<h1>Real2Gym run: {_esc(name)} <span class='verdict {css}'>{verdict}</span></h1>",
         f"<div class=meta>task {_esc(task.get('type', '?'))}: {_esc(task.get('object', '?'))}"
         + (f" into {_esc(task['target'])}" if task.get("target") else "")
-        + f" &middot; {report.get('video', {}).get('frames', '?')} frames at {report.get('video', {}).get('fps', '?')} fps"
+        + f" &middot; {report.video.frames} frames at {report.video.fps} fps"
         f" &middot; written {now} by {_esc(version_text())}</div>",
     ]
-    if verification is not None and verification.get("stale"):
+    if verification is not None and verification.stale:
         parts.append(
             "<p class=failed>A fix was written without verifying: this verdict is of the scene before it.</p>"
         )
-    failed = [n for n, c in (verification or {}).get("checks", {}).items() if not c.get("passed")]
+    failed = [
+        n for n, c in (verification.checks if verification is not None else {}).items() if not c.get("passed")
+    ]
     if failed:
         parts.append(
             f"<p>Failed: <b>{_esc(', '.join(failed))}</b>. Suggested fixes are listed below the checks.</p>"
@@ -234,7 +237,7 @@ def render_summary(
 
     parts.append("<h2>Objects</h2><table><tr><th>object</th><th>role</th><th>shape</th><th>size (cm)</th>"
                  "<th>friction</th><th>edits</th></tr>")  # fmt: skip
-    for entry in report.get("objects", []):
+    for entry in report.objects:
         size = " x ".join(f"{100 * s:.1f}" for s in entry.get("size", []))
         parts.append(
             f"<tr><td>{_esc(entry.get('name'))}</td><td>{_esc(entry.get('role', ''))}</td>"
@@ -247,7 +250,7 @@ def render_summary(
         parts.append(
             "<h2>Checks</h2><table><tr><th>check</th><th>result</th><th>figures</th><th>needs</th></tr>"
         )
-        for check_name, check in verification.get("checks", {}).items():
+        for check_name, check in verification.checks.items():
             result = (
                 "<span class=pass>passed</span>"
                 if check.get("passed")
@@ -258,7 +261,7 @@ def render_summary(
                 f"<td>{_esc(_needs(check_name))}</td></tr>"
             )
         parts.append("</table>")
-        suggestions = verification.get("suggestions") or []
+        suggestions = verification.suggestions or []
         if suggestions:
             parts.append("<h2>Suggested fixes</h2><ul>")
             parts += [
@@ -298,14 +301,14 @@ def render_summary(
         if rest:
             parts.append("<ul>" + "".join(f"<li>{_esc(c)}</li>" for c in rest) + "</ul>")
 
-    warnings = report.get("warnings") or []
+    warnings = report.warnings
     parts.append(f"<h2>Warnings ({len(warnings)})</h2>")
     parts.append(
         "<ul>" + "".join(f"<li><b>{_esc(w.get('stage', ''))}</b>: {_esc(w.get('message', w))}</li>"
                          if isinstance(w, dict) else f"<li>{_esc(w)}</li>" for w in warnings) + "</ul>"
         if warnings else "<p>None.</p>"
     )  # fmt: skip
-    log = report.get("edit_log") or []
+    log = report.edit_log
     parts.append(f"<h2>Edit log ({len(log)})</h2>")
     if log:
         parts.append("<table><tr><th>#</th><th>fix</th><th>object</th><th>arguments</th><th>when</th></tr>")
@@ -321,7 +324,7 @@ def render_summary(
     return "\n".join(parts)
 
 
-def make_pictures(report: dict, geometry, model, record) -> Pictures:
+def make_pictures(report: Report, geometry, model, record) -> Pictures:
     """Renders the keyframe sheet and the error plot; a machine that cannot render gets a note instead.
 
     Call where MuJoCo may open its own OpenGL context: in Blender, not on the main thread, whose context
@@ -342,7 +345,7 @@ def make_pictures(report: dict, geometry, model, record) -> Pictures:
 
 def write_summary(
     folder: Path,
-    report: dict,
+    report: Report,
     pictures: Pictures | None = None,
     masks_roots: list[Path] | None = None,
     video: str | None = None,
@@ -351,7 +354,7 @@ def write_summary(
 
     Args:
         folder: Where to write (a run's staging folder).
-        report: The report.json content the page describes.
+        report: The report the page describes.
         pictures: Its verification's pictures (:func:`make_pictures`); None for a run without one.
         masks_roots: Folders with the masks (see :func:`render_summary`).
         video: The comparison video's path relative to the page.
@@ -359,7 +362,7 @@ def write_summary(
     Returns:
         The page's path.
     """
-    report.setdefault("artifacts", {})["summary"] = SUMMARY_NAME
+    report.add_artifacts({"summary": SUMMARY_NAME})
     page = render_summary(report, pictures or Pictures(), masks_roots, video)
     path = folder / SUMMARY_NAME
     path.write_text(page, encoding="utf-8")

@@ -26,10 +26,10 @@ from .about import version_text
 from .errors import OutputError, Real2GymError
 from .files import STAGING_MARKER, write_json_atomic
 from .json_files import read_json_file
+from .report import REPORT_NAME
 
 MANIFEST_NAME = ".real2gym-output.json"
 """The marker a command writes into an output folder that is not a run: what wrote it, and when."""
-REPORT_NAME = "report.json"
 MASKS_NAME = "masks"
 """A run's masks folder: ``masks/<object>/000000.png ...``."""
 MJCF_NAME = "mjcf"

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from .errors import Real2GymError
-from .report_check import read_report
+from .report import read_report
 
 
 def replay_frames(model) -> list[int]:
@@ -45,7 +45,7 @@ def view_run(out_dir: Path | str, speed: float = 1.0, loop: bool = True, seconds
     import mujoco
 
     report = read_report(out_dir)
-    xml = Path(out_dir) / ((report.get("artifacts") or {}).get("mjcf") or "mjcf/scene.xml")
+    xml = Path(out_dir) / (report.artifacts.get("mjcf") or "mjcf/scene.xml")
     if not xml.is_file():
         raise Real2GymError(
             f"{xml} is missing: run 'real2gym verify {out_dir}' to export and simulate the scene"
@@ -66,7 +66,7 @@ def view_run(out_dir: Path | str, speed: float = 1.0, loop: bool = True, seconds
         )
     import mujoco.viewer
 
-    fps = float(report["video"]["fps"])
+    fps = float(report.video.fps)
     steps = max(1, round(1.0 / (fps * model.opt.timestep)))
     data = mujoco.MjData(model)
     before = set(threading.enumerate())

@@ -19,7 +19,7 @@ from pathlib import Path
 import bpy
 
 from ..real2gym_addon.errors import Real2GymError
-from ..real2gym_addon.report_check import REPORT_NAME, read_report
+from ..real2gym_addon.report import REPORT_NAME, Report, read_report
 from ..real2gym_addon.verify.summary import Summary, summarise_verification
 
 
@@ -34,7 +34,7 @@ class WatchedReport:
     """
 
     stamp: str
-    report: dict | None
+    report: Report | None
     summary: Summary | None
 
 
@@ -55,7 +55,7 @@ def watched_report(folder: str | Path) -> WatchedReport | None:
         report = read_report(path.parent)
     except Real2GymError:
         report = None
-    known = WatchedReport(stamp, report, None if report is None else summarise_verification(report))
+    known = WatchedReport(stamp, report, None if report is None else summarise_verification(report.to_json()))
     _watched[str(path)] = known
     return known
 

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..files import OutputFolder, write_json_atomic
+from ..files import OutputFolder
+from ..report import Report, read_report, write_report
 from .edits import FixError, apply_fix, undo_last
 
 if TYPE_CHECKING:  # imported there at run time: the verifier imports this package
@@ -32,9 +33,8 @@ MAX_ROUNDS = 5
 """Rounds ``--repair`` tries by default."""
 
 
-def _failed(report: dict) -> list[str]:
-    checks = (report.get("verification") or {}).get("checks", {})
-    return [name for name, check in checks.items() if not check.get("passed", True)]
+def _failed(report: Report) -> list[str]:
+    return [] if report.verification is None else report.verification.failed()
 
 
 def _signature(fix: dict) -> str:
@@ -47,7 +47,7 @@ def repair_run(
     progress: Callable[[str, float], None] | None = None,
     masses: dict[str, float] | None = None,
     frictions: dict[str, float] | None = None,
-) -> tuple[dict, Verification | None]:
+) -> tuple[Report, Verification | None]:
     """Applies the computed suggestions of a finished run in turn, re-verifying after each.
 
     Args:
@@ -63,23 +63,22 @@ def repair_run(
         ended) and ``rounds``: per step the fix, the suggestion's text and check, whether it was
         kept, and the checks failing after it.
     """
-    from ..report_check import REPORT_NAME, read_report
     from ..reverify import reverify
 
-    def verify_after(edit=None) -> tuple[dict, Verification]:
+    def verify_after(edit=None) -> tuple[Report, Verification]:
         return reverify(out_dir, masses, edit, frictions=frictions)
 
     report, verification = read_report(out_dir), None
-    if not report.get("verification") or report["verification"].get("stale") or masses or frictions:
+    if report.verification is None or report.verification.stale or masses or frictions:
         report, verification = verify_after()
-    passed_before = bool(report["verification"]["passed"])
+    passed_before = bool(report.verification.passed)
     steps: list[dict] = []
     tried: set[str] = set()
     stopped = f"{rounds} rounds tried"
     for round_ in range(rounds):
-        if report["verification"]["passed"]:
+        if report.verification.passed:
             break
-        suggestions = report["verification"].get("suggestions") or []
+        suggestions = report.verification.suggestions or []
         suggestion = next((s for s in suggestions if _signature(s["fix"]) not in tried), None)
         if suggestion is None:
             stopped = "no untried suggestion left"
@@ -106,17 +105,17 @@ def repair_run(
             )
         steps.append(step)
         report, verification = updated, verified
-    if report["verification"]["passed"]:
+    if report.verification.passed:
         stopped = "verified"
-    report["repair"] = {
+    report.repair = {
         "passed_before": passed_before,
-        "passed_after": bool(report["verification"]["passed"]),
+        "passed_after": bool(report.verification.passed),
         "stopped": stopped,
         "rounds": steps,
     }
     output = OutputFolder(out_dir)
     with output:
-        write_json_atomic(output.staging / REPORT_NAME, report)
+        write_report(output.staging, report)
     if progress is not None:
         progress("repair done", 1.0)
     return report, verification

@@ -10,6 +10,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
+from ..report import Report
 from .camera import split_orientation
 from .fit import FittedObject
 from .keyframes import GripperTrajectory
@@ -23,23 +24,20 @@ def _yaw_and_tilt(quaternion_wxyz) -> tuple[float, np.ndarray]:
     return split_orientation(Rotation.from_quat(np.asarray(quaternion_wxyz, float)[[1, 2, 3, 0]]).as_matrix())
 
 
-def geometry_from_report(report: dict) -> Geometry:
-    """Rebuilds the geometry stage's result from a report.json content.
+def geometry_from_report(report: Report) -> Geometry:
+    """Rebuilds the geometry stage's result from a report.
 
     Raises:
         Real2GymError: The report has no geometry (its run stopped earlier) or is malformed.
     """
-    if (
-        "table" not in report
-        or not report.get("objects")
-        or report["camera"].get("world_from_camera") is None
-    ):
+    camera = report.camera
+    if report.table is None or not report.objects or camera.world_from_camera is None:
         raise Real2GymError(
             "report.json has no geometry (table, objects, world frame); run the pipeline up to 'geometry' first"
         )
     try:
-        world_from_camera = np.asarray(report["camera"]["world_from_camera"], float)
-        table_entry = report["table"]
+        world_from_camera = np.asarray(camera.world_from_camera, float)
+        table_entry = report.table
         table = Table(
             normal_cam=np.asarray(table_entry["normal_cam"], float),
             offset_cam=float(table_entry["offset_cam"]),
@@ -48,7 +46,7 @@ def geometry_from_report(report: dict) -> Geometry:
             source=table_entry.get("source", "depth"),
         )
         objects = []
-        for entry in report["objects"]:
+        for entry in report.objects:
             frames = entry["frames"]
             positions = np.array([f["position_world"] for f in frames], float)
             orientations = [_yaw_and_tilt(f["quaternion_world"]) for f in frames]
@@ -63,19 +61,19 @@ def geometry_from_report(report: dict) -> Geometry:
                 ObjectGeometry(entry["name"], entry.get("role", "manipulated"), fitted, motion, visible)
             )
         gripper = None
-        if report.get("gripper"):
-            samples = report["gripper"]["frames"]
+        if report.gripper:
+            samples = report.gripper["frames"]
             gripper = GripperTrajectory(
                 np.array([s["position_world"] for s in samples], float),
                 np.array([s["quaternion_world"] for s in samples], float),
                 np.array([s["gripper"] for s in samples], float),
-                report["gripper"].get("source", "report.json"),
+                report.gripper.get("source", "report.json"),
             )
-        camera_frames = report["camera"].get("world_from_camera_frames")
+        camera_frames = camera.world_from_camera_frames
         if camera_frames is not None:
             camera_frames = np.asarray(camera_frames, float).reshape(-1, 4, 4)
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise Real2GymError(f"report.json is malformed ({type(e).__name__}: {e}); re-run the pipeline") from e
-    keyframes = list(report.get("keyframes", []))
-    source = report["camera"].get("camera_motion_source", "") if camera_frames is not None else ""
+    keyframes = list(report.keyframes)
+    source = (camera.camera_motion_source or "") if camera_frames is not None else ""
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, source)

@@ -28,9 +28,9 @@ from gymnasium import spaces
 from scipy.spatial.transform import Rotation
 
 from ..geometry.report_io import geometry_from_report
-from ..json_files import read_json_file
 from ..mjcf.export import START_CLEARANCE
 from ..mjcf.gripper import MAX_OPENING, NAMES
+from ..report import read_report
 from ..tasks import TaskState, task_type
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
@@ -67,8 +67,7 @@ class Real2GymEnv(gymnasium.Env):
                  observe_image: bool = False) -> None:  # fmt: skip
         folder = Path(path)
         self.task_info = read_task(folder)
-        report = read_json_file(folder / self.task_info["demo_report"])
-        self._geometry = geometry_from_report(report)
+        self._geometry = geometry_from_report(read_report(folder, self.task_info["demo_report"]))
         self._shapes = {
             o.name: o.fitted.shape for o in self._geometry.objects
         }  # reset moves them, never resizes

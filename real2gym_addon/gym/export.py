@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import Real2GymError
 from ..files import make_staging, missing_parents, remove_empty, swap_in, write_json_atomic
 from ..json_files import read_json_file
-from ..report_check import read_report
+from ..report import Report, read_report, write_report
 from ..targets import ENVIRONMENT, check_target, write_manifest
 from ..tasks import task_type
 from ..variants.batch import VARIANTS_NAME
@@ -68,10 +68,10 @@ def export_gym(out_dir: Path | str, to: Path | str, variant: str | None = None, 
     check_target(to, "--to", ENVIRONMENT, [(out, "the run folder"), (source, "the exported scene's folder")],
                  force)  # fmt: skip
     report = read_report(source)
-    verification = report.get("verification") or {}
-    if not verification.get("passed"):
+    verification = report.verification
+    if verification is None or not verification.passed:
         raise Real2GymError(f"{source}: its scene is not verified; only a verified scene is exported")
-    mjcf = source / verification.get("mjcf", "mjcf/scene.xml")
+    mjcf = source / (verification.mjcf or "mjcf/scene.xml")
     if not mjcf.is_file():
         raise Real2GymError(f"{mjcf} is missing; run 'real2gym verify {source}' to write it again")
     to = Path(to).expanduser()
@@ -84,7 +84,7 @@ def export_gym(out_dir: Path | str, to: Path | str, variant: str | None = None, 
         shutil.copy2(mjcf, staging / SCENE_NAME)
         if (mjcf.parent / "assets").is_dir():
             shutil.copytree(mjcf.parent / "assets", staging / "assets")
-        write_json_atomic(staging / DEMO_REPORT_NAME, report)
+        write_report(staging, report, DEMO_REPORT_NAME)
         write_json_atomic(staging / TASK_NAME, task_description(report, plan))
         write_manifest(staging, ENVIRONMENT)
         swap_in(staging, to)
@@ -95,10 +95,10 @@ def export_gym(out_dir: Path | str, to: Path | str, variant: str | None = None, 
     return to / TASK_NAME
 
 
-def task_description(report: dict, plan: VariationPlan) -> dict:
+def task_description(report: Report, plan: VariationPlan) -> dict:
     """task.json's content: the task, success, phases, bodies, timing and the reset ranges."""
-    task = report["task"]
-    by_name = {o["name"]: o for o in report["objects"]}
+    task = report.task
+    by_name = {o["name"]: o for o in report.objects}
     target = by_name.get(task.get("target") or "")
     kind = task_type(task["type"])
     success: dict = {"type": kind.name, "object": task["object"], "settled_speed_m_s": SUCCESS_SPEED,
@@ -108,13 +108,13 @@ def task_description(report: dict, plan: VariationPlan) -> dict:
         "version": TASK_VERSION,
         "task": task,
         "success": success,
-        "phases": report.get("keyframes", []),
-        "bodies": report["verification"]["name_map"],
+        "phases": report.keyframes,
+        "bodies": report.verification.name_map,
         "objects": [
             {"name": o["name"], "role": o["role"], "shape": o["shape"], "size": o["size"]}
-            for o in report["objects"]
+            for o in report.objects
         ],  # fmt: skip
-        "fps": report["video"]["fps"],
+        "fps": report.video.fps,
         "control_period_s": CONTROL_PERIOD_S,
         "pre_roll_s": PRE_ROLL_S,
         "settle_s": SETTLE_S,

@@ -31,6 +31,7 @@ from ..demo import Demo
 from ..errors import DemoFolderError, OutputError, WarningLog
 from ..names import inside
 from ..progress import Progress
+from ..report import REPORT_NAME, read_report
 from .base import ObjectMask, VideoSegmenter
 from .run import (
     VISIBLE_MIN_AREA,
@@ -131,7 +132,7 @@ def read_earlier_segmentation(out_dir: Path | str, demo: Demo, name: str) -> Ear
     """Reads and checks an earlier run's segmentation for segmenting ``name`` again.
 
     Its report.json is read and checked as ``verify`` and ``fix`` read one
-    (``report_check.read_report``); the kept objects' masks are read too.
+    (``report.read_report``); the kept objects' masks are read too.
 
     Args:
         out_dir: The earlier run's output folder.
@@ -147,28 +148,26 @@ def read_earlier_segmentation(out_dir: Path | str, demo: Demo, name: str) -> Ear
             from the demo's now, or a kept object's masks are missing or do not match the report;
             the message names the file or object and says to segment all objects again.
     """
-    from ..report_check import read_report  # not at the top: the report's scene imports segmentation
-
     out_dir = Path(out_dir)
     object_index(demo, name)
-    if not (out_dir / "report.json").is_file():
+    if not (out_dir / REPORT_NAME).is_file():
         raise OutputError(
             f"{out_dir} holds no earlier segmentation (no report.json); first segment all objects: "
             f"real2gym segment DEMO --out {out_dir}"
         )
     report = read_report(out_dir)
-    section = report.get("segmentation")
+    section = report.segmentation
     if not isinstance(section, dict) or not section.get("objects"):
         raise OutputError(
             f"report.json in {out_dir} holds no segmentation to keep; first segment all objects: "
             f"real2gym segment DEMO --out {out_dir}"
         )
-    video, recorded = demo.video, report["video"]
+    video, recorded = demo.video, report.video
     now = (video.frames, video.width, video.height)
-    if (recorded["frames"], recorded["width"], recorded["height"]) != now:
+    if (recorded.frames, recorded.width, recorded.height) != now:
         raise OutputError(
-            f"the earlier segmentation in {out_dir} is of a {recorded['width']}x{recorded['height']} video "
-            f"of {recorded['frames']} frames, the demo's is {video.width}x{video.height} with "
+            f"the earlier segmentation in {out_dir} is of a {recorded.width}x{recorded.height} video "
+            f"of {recorded.frames} frames, the demo's is {video.width}x{video.height} with "
             f"{video.frames} frames; {_again(out_dir)}"
         )
     entries: dict[str, dict] = {}
@@ -188,12 +187,12 @@ def read_earlier_segmentation(out_dir: Path | str, demo: Demo, name: str) -> Ear
             kept[other], files[other] = _read_kept(out_dir, entries[other], demo)
     warnings = [
         w
-        for w in report.get("warnings") or []
+        for w in report.warnings
         if isinstance(w, dict)
         and w.get("stage") == "segmentation"
         and any(str(w.get("message", "")).startswith(f"object '{other}'") for other in kept)
     ]
-    later = [key for key in MASK_DEPENDENT_SECTIONS if report.get(key)]
+    later = [key for key in MASK_DEPENDENT_SECTIONS if getattr(report, key)]
     return EarlierSegmentation(out_dir, section, entries, kept, files, warnings, later)
 
 

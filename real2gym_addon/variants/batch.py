@@ -76,9 +76,11 @@ def vary(
     plan = plan or VariationPlan()
     plan.check()
     base = BaseScene.load(out)
-    verification = base.report.get("verification") or {}
-    if not verification.get("passed"):
-        failing = [n for n, c in (verification.get("checks") or {}).items() if not c.get("passed")]
+    verification = base.report.verification
+    if verification is None or not verification.passed:
+        failing = (
+            [] if verification is None else [n for n, c in verification.checks.items() if not c.get("passed")]
+        )
         raise Real2GymError(
             f"the demo's scene in {out} is not verified ({', '.join(failing) or 'never verified'}); "
             "fix it and verify it before varying it"

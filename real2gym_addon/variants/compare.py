@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import Real2GymError
 from ..geometry.report_io import geometry_from_report
 from ..progress import Progress
-from ..report_check import read_report
+from ..report import REPORT_NAME, read_report
 from ..verify.run import Verification
 from .batch import VARIANTS_NAME
 
@@ -37,7 +37,7 @@ def variant_folder(out_dir: Path | str, variant_id: str) -> Path:
         Real2GymError: No such variant, or it was dropped (only verified ones are written).
     """
     folder = Path(out_dir) / VARIANTS_NAME / variant_id
-    if not (folder / "report.json").is_file():
+    if not (folder / REPORT_NAME).is_file():
         raise Real2GymError(
             f"variant '{variant_id}' of {out_dir} has no folder ({folder}): it was dropped or never made; "
             "pick a verified one, or vary the run again"
@@ -67,20 +67,20 @@ def replay_run(folder: Path | str) -> Verification:
 
     folder = Path(folder)
     report = read_report(folder)
-    verification = report.get("verification") or {}
-    if not verification.get("mjcf") or verification.get("stale"):
+    verification = report.verification
+    if verification is None or not verification.mjcf or verification.stale:
         raise Real2GymError(f"{folder} is not verified since its last change: verify it first")
-    path = folder / verification["mjcf"]
+    path = folder / verification.mjcf
     try:
         model = mujoco.MjModel.from_xml_path(str(path))
     except (ValueError, OSError) as e:
         raise Real2GymError(f"cannot load the verified scene {path}: {str(e).splitlines()[0]}") from e
     geometry = geometry_from_report(report)
-    name_map = dict(verification["name_map"])
+    name_map = dict(verification.name_map or {})
     frames = len(geometry.objects[0].motion.positions) if geometry.objects else 0
-    record = simulate(model, name_map, geometry.gripper, float(report["video"]["fps"]), frames)
+    record = simulate(model, name_map, geometry.gripper, float(report.video.fps), frames)
     scene = SceneModel(None, model, name_map, {})
-    return Verification(bool(verification.get("passed")), verification.get("checks", {}), record, scene,
+    return Verification(bool(verification.passed), verification.checks, record, scene,
                         path, {"simulate": record.wall_s}, geometry)  # fmt: skip
 
 
@@ -166,7 +166,7 @@ def compare_variant(out_dir: Path | str, variant_id: str, progress: Progress | N
     progress = progress or Progress()
     folder = variant_folder(out_dir, variant_id)
     report = read_report(folder)
-    width, height = int(report["camera"]["width"]), int(report["camera"]["height"])
+    width, height = int(report.camera.width), int(report.camera.height)
     rows = []
     for step, (name, where) in enumerate((("demo", Path(out_dir)), (variant_id, folder))):
         progress.step(f"simulating and rendering the {'demo' if step == 0 else 'variant'}", 0.1 + 0.45 * step)
@@ -178,7 +178,7 @@ def compare_variant(out_dir: Path | str, variant_id: str, progress: Progress | N
         ]
         rows.append(np.concatenate(tiles, axis=1))
     picture = np.concatenate(rows, axis=0)
-    text = f"{variant_id}: {changes_text(report.get('variant', {}).get('params'))}"
+    text = f"{variant_id}: {changes_text((report.variant or {}).get('params'))}"
     lines = textwrap.wrap(text, picture.shape[1] // 9) or [""]
     band = np.zeros((8 + 18 * len(lines), picture.shape[1], 3), np.uint8)
     for row, line in enumerate(lines):

@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from ..demo import camera_from_report
 from ..errors import Real2GymError
-from ..files import write_json_atomic, write_text_atomic
+from ..files import write_text_atomic
+from ..fixes.suggest import suggest_fixes
 from ..geometry.fit import FittedObject
 from ..geometry.motion import Motion
 from ..geometry.report_io import geometry_from_report
@@ -30,7 +32,7 @@ from ..geometry.stage import Geometry, ObjectGeometry
 from ..mjcf.export import DEFAULT_DENSITY, FRICTION_RANGE, collision_volume
 from ..mjcf.gripper import MAX_OPENING, NAMES
 from ..physics import physics_from_report
-from ..report_check import camera_from_report, read_report
+from ..report import REPORT_NAME, Report, read_report, write_report
 from ..scene import SceneDescription
 from ..verify.run import Verification, verify_scene
 from .adapt import AdaptError, adapt, find_segments
@@ -77,7 +79,7 @@ class BaseScene:
     """The run being varied, read once per process."""
 
     out_dir: Path
-    report: dict
+    report: Report
     geometry: Geometry
     camera: Any
     task: dict
@@ -95,7 +97,7 @@ class BaseScene:
         """
         report = read_report(out_dir)
         geometry = geometry_from_report(report)
-        task = dict(report.get("task") or {})
+        task = dict(report.task)
         if task.get("object") not in {o.name for o in geometry.objects}:
             raise Real2GymError(f"report.json's task names no object of the scene: {task!r}")
         find_segments(geometry, task)  # raises AdaptError when there is nothing to adapt
@@ -107,7 +109,7 @@ class BaseScene:
             for o in geometry.objects
         ]  # fmt: skip
         return cls(Path(out_dir), report, geometry, camera_from_report(report), task,
-                   float(report["video"]["fps"]), masses, frictions, objects)  # fmt: skip
+                   float(report.video.fps), masses, frictions, objects)  # fmt: skip
 
     def mass(self, obj: ObjectGeometry) -> float:
         """The object's mass in the demo (kg)."""
@@ -119,7 +121,7 @@ _BASES: dict[tuple[str, float], BaseScene] = {}
 
 def base_scene(out_dir: str) -> BaseScene:
     """The run at ``out_dir``, read once per process (again when its report.json changes)."""
-    path = Path(out_dir) / "report.json"
+    path = Path(out_dir) / REPORT_NAME
     key = (str(path.resolve()), path.stat().st_mtime if path.exists() else 0.0)
     if key not in _BASES:
         _BASES.clear()
@@ -156,7 +158,7 @@ def run_variant(job: VariantJob) -> dict[str, Any]:
             try:
                 if params["kind"] == "appearance":
                     verification, geometry = _appearance_only(base, params, folder), base.geometry
-                    checks = base.report["verification"]["checks"]
+                    checks = base.report.verification.checks
                 else:
                     geometry = vary_geometry(base, params, settle)
                     verification = _verify(base, geometry, params, folder)
@@ -384,25 +386,21 @@ def _write_variant(folder: Path, base: BaseScene, geometry: Geometry, verificati
     description.set_geometry(geometry)
     description.segmentation = None
     description.warnings = []
-    report = description.to_report()
-    report["video"]["frames"] = len(gripper.positions)
+    report = description.report()
+    report.video.frames = len(gripper.positions)
+    report.add_artifacts({"mjcf": "mjcf/scene.xml", "trajectory": "trajectory.json"}, replace=True)
     if isinstance(verification, Verification):  # what it was verified with, so Verify on it keeps it
         masses, frictions = variant_physics(base, geometry, params)
-        for entry in report["objects"]:
-            entry["mass"] = round(masses[entry["name"]], 6)
-            entry["friction"] = round(frictions[entry["name"]], 4)
-    report["artifacts"] = {"mjcf": "mjcf/scene.xml", "trajectory": "trajectory.json"}
-    if isinstance(verification, Verification):
-        report["verification"] = verification.to_report("mjcf/scene.xml")
-    else:  # appearance only: the demo's verdict
-        report["verification"] = {
-            **base.report["verification"],
-            "mjcf": "mjcf/scene.xml",
-            "reused_from_demo": True,
-        }
-    report["variant"] = {"id": ident, "index": index, "seed": seed, "signature": signature(params),
-                         "params": params, "demo": str(base.out_dir.resolve())}  # fmt: skip
-    write_json_atomic(folder / "report.json", report)  # the run's writer: atomic, finite numbers only
+        report.record_physics({name: round(value, 4) for name, value in frictions.items()},
+                              masses={name: round(value, 6) for name, value in masses.items()})  # fmt: skip
+        report.set_verification(verification.to_report("mjcf/scene.xml"))
+        report.attach_suggestions(suggest_fixes(report.to_json()))
+    else:  # appearance only: the demo's verdict (and its suggestions)
+        report.set_verification({**base.report.verification.to_json(), "mjcf": "mjcf/scene.xml",
+                                 "reused_from_demo": True})  # fmt: skip
+    report.variant = {"id": ident, "index": index, "seed": seed, "signature": signature(params),
+                      "params": params, "demo": str(base.out_dir.resolve())}  # fmt: skip
+    write_report(folder, report)
 
 
 def _render_start(folder: Path, base: BaseScene, geometry: Geometry, verification) -> str | None:

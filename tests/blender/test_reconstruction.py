@@ -479,7 +479,8 @@ def test_verify_uses_the_masses_set_in_blender(full_run: Path, run_copy: Path) -
     shapes = importlib.import_module(f"{MODULE}.real2gym_addon.geometry.shapes")
     entry = next(e for e in report["objects"] if e["name"] == "cup")
     volume = _bridge("verification").collision_volume(shapes.Shape.from_report(entry))
-    masses, frictions, _ = _bridge("verification").physics_overrides(scene, report)
+    typed = importlib.import_module(f"{MODULE}.real2gym_addon.report").Report.from_json(report)
+    masses, frictions, _ = _bridge("verification").physics_overrides(scene, typed)
     assert masses == {"block": pytest.approx(0.05), "cup": pytest.approx(1200.0 * volume)} and frictions == {}
 
 

@@ -19,6 +19,7 @@ from docs_kit import gen_docs
 from real2gym.real2gym_addon.errors import SegmentationError
 from real2gym.real2gym_addon.fixes.review import keyframe_checks
 from real2gym.real2gym_addon.fixes.suggest import suggest_fixes
+from real2gym.real2gym_addon.report import REPORT_VERSION, Report
 from real2gym.real2gym_addon.segmentation import backends
 from real2gym.real2gym_addon.summary import render_summary
 from real2gym.real2gym_addon.verify import registry
@@ -69,7 +70,9 @@ def _fake_suggestion(context, made):
 
 def _report(checks: dict) -> dict:
     return {
-        "video": {"frames": 150, "fps": 30.0},
+        "version": REPORT_VERSION,
+        "video": {"frames": 150, "fps": 30.0, "width": 640, "height": 480},
+        "camera": {"fx": 580.0, "fy": 580.0, "cx": 319.5, "cy": 239.5, "width": 640, "height": 480},
         "task": {"type": "lift", "object": "block"},
         "objects": [{"name": "block", "shape": "box", "size": [0.04, 0.04, 0.04]}],
         "keyframes": [
@@ -155,7 +158,7 @@ def test_a_check_added_to_the_table_shows_everywhere(monkeypatch) -> None:
     # ... summary.html what it needs, and docs/checks.md's table a row.
     from real2gym.real2gym_addon.summary import Pictures
 
-    assert "the fake figure under its limit" in render_summary(report, Pictures())
+    assert "the fake figure under its limit" in render_summary(Report.from_json(report), Pictures())
     table = gen_docs().checks_table()
     assert (
         "| `fake_check` | Fake | the fake figure under its limit | release | Do the fake thing (`offset`). |"

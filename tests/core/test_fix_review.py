@@ -12,7 +12,7 @@ import pytest
 from real2gym.real2gym_addon.cli import main
 from real2gym.real2gym_addon.fixes import FixError, apply_fix
 from real2gym.real2gym_addon.fixes.review import keyframe_checks, silhouette_ious
-from real2gym.real2gym_addon.report_check import read_report
+from real2gym.real2gym_addon.report import read_report
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
 
@@ -23,7 +23,7 @@ def verified_run(verified_demo_run: Path) -> Path:
 
 
 def test_each_keyframe_names_its_checks_and_their_verdict(verified_run: Path) -> None:
-    report = read_report(verified_run)
+    report = read_report(verified_run).to_json()
     rows = keyframe_checks(report)
     assert [(r["event"], r["object"]) for r in rows] == [
         ("grasp", "block"), ("lift", "block"), ("release", "block"), ("contact", "block"),
@@ -47,14 +47,14 @@ def test_each_keyframe_names_its_checks_and_their_verdict(verified_run: Path) ->
 def test_a_fix_written_without_verifying_marks_the_verdict_stale(verified_run: Path, tmp_path: Path) -> None:
     out = Path(shutil.copytree(verified_run, tmp_path / "run"))
     assert main(["fix", str(out), "--object", "cup", "--rim-scale", "1.05", "--no-verify"]) == 0
-    assert read_report(out)["verification"]["stale"] is True
+    assert read_report(out).verification.stale is True
     assert main(["verify", str(out)]) == 0
-    assert "stale" not in read_report(out)["verification"]
+    assert "stale" not in read_report(out).to_json()["verification"]
 
 
 def test_silhouette_iou_follows_the_reconstruction(verified_run: Path, tmp_path: Path) -> None:
     out = Path(shutil.copytree(verified_run, tmp_path / "run"))
-    report = read_report(out)
+    report = read_report(out).to_json()
     ious = silhouette_ious(report, out, "block", [-2, -1, 0, 1, 2])
     assert sorted(ious) == [0, 1, 2]  # frames outside the video are left out
     assert min(ious.values()) > 0.85, ious  # the fitted block covers its mask
@@ -77,4 +77,4 @@ def test_silhouette_iou_follows_the_reconstruction(verified_run: Path, tmp_path:
 
 def test_silhouette_iou_of_an_unknown_object(verified_run: Path) -> None:
     with pytest.raises(FixError, match="no object named 'mug'"):
-        silhouette_ious(read_report(verified_run), verified_run, "mug", [0])
+        silhouette_ious(read_report(verified_run).to_json(), verified_run, "mug", [0])

@@ -19,7 +19,7 @@ from real2gym.real2gym_addon.fixes import (
     undo_last,
 )
 from real2gym.real2gym_addon.geometry.shapes import Shape
-from real2gym.real2gym_addon.report_check import read_report
+from real2gym.real2gym_addon.report import read_report
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "block_in_cup"
 
@@ -84,7 +84,7 @@ def test_recorded_fixes_apply_to_another_run(verified_run: Path, tmp_path: Path)
 
 
 def test_opening_probe_walls_and_coacd_pass_a_hull_fails(verified_run: Path) -> None:
-    cup = Shape.from_report(next(o for o in read_report(verified_run)["objects"] if o["name"] == "cup"))
+    cup = Shape.from_report(next(o for o in read_report(verified_run).objects if o["name"] == "cup"))
     assert opening_probe(set_collision(cup, "walls"))["passed"]
     assert not opening_probe(set_collision(cup, "hull"))["passed"]
     coacd = set_collision(cup, "coacd", threshold=0.05, max_pieces=16)
@@ -92,7 +92,7 @@ def test_opening_probe_walls_and_coacd_pass_a_hull_fails(verified_run: Path) -> 
 
 
 def test_bad_fixes_change_nothing(verified_run: Path) -> None:
-    report = read_report(verified_run)
+    report = read_report(verified_run).to_json()
     before = json.dumps(report, sort_keys=True)
     with pytest.raises(FixError, match="no object named 'mug'"):
         apply_fix(report, {"kind": "radius_scale", "object": "mug", "factor": 1.1})
@@ -116,7 +116,7 @@ def test_bad_fixes_change_nothing(verified_run: Path) -> None:
 
 
 def test_an_offset_until_a_frame_moves_the_resting_pose_and_blends_out(verified_run: Path) -> None:
-    report = read_report(verified_run)
+    report = read_report(verified_run).to_json()
     before = np.array([f["position_world"] for f in _block(report)["frames"]])
     apply_fix(report, {"kind": "offset", "object": "block", "delta": [0.02, 0, 0], "frame": 40, "blend": 4,
                        "until": True})  # fmt: skip
@@ -136,6 +136,6 @@ def _block(report: dict) -> dict:
 def test_coacd_time_limit_keeps_the_previous_collision(verified_run: Path) -> None:
     from real2gym.real2gym_addon.fixes.collision import coacd_pieces
 
-    cup = Shape.from_report(next(o for o in read_report(verified_run)["objects"] if o["name"] == "cup"))
+    cup = Shape.from_report(next(o for o in read_report(verified_run).objects if o["name"] == "cup"))
     with pytest.raises(CollisionError, match="CoACD took longer than 0 s"):
         coacd_pieces(cup, time_limit=0.01)

@@ -61,8 +61,7 @@ def test_the_tilt_survives_the_report(tilted) -> None:
     demo, _, geometry = tilted
     description = SceneDescription.from_demo(demo)
     description.set_geometry(geometry)
-    report = description.to_report()
-    again = next(o for o in geometry_from_report(report).objects if o.name == "block")
+    again = next(o for o in geometry_from_report(description.report()).objects if o.name == "block")
     block = next(o for o in geometry.objects if o.name == "block")
     for frame in range(0, demo.video.frames, 7):
         assert np.allclose(again.motion.rotation(frame), block.motion.rotation(frame), atol=1e-3)

@@ -17,6 +17,7 @@ from real2gym.real2gym_addon.geometry.camera import inverse_poses, pose_at, repo
 from real2gym.real2gym_addon.geometry.keyframes import load_trajectory
 from real2gym.real2gym_addon.geometry.report_io import geometry_from_report
 from real2gym.real2gym_addon.geometry.stage import run_geometry
+from real2gym.real2gym_addon.report import Report
 from real2gym.real2gym_addon.scene import SceneDescription
 from real2gym.real2gym_addon.trajectory import parse_trajectory
 from real2gym.real2gym_addon.truth import load_truth
@@ -125,7 +126,7 @@ def test_static_objects_stay_static_and_the_report_keeps_every_pose(
     )
     assert np.ptp(cup_cam, axis=0).max() > 0.02
 
-    again = geometry_from_report(json.loads(json.dumps(report)))
+    again = geometry_from_report(Report.from_json(json.loads(json.dumps(report))))
     np.testing.assert_allclose(again.camera_frames, geometry.camera_frames, atol=1e-6)
     assert again.camera_source == "camera.json"
 

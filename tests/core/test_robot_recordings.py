@@ -196,7 +196,7 @@ def test_a_careful_release_is_honoured_and_explained(careful_run: Path, tmp_path
     broken = json.loads((out / "report.json").read_text())
     check = broken["verification"]["checks"]["release_clearance"]
     assert not check["passed"] and not check["freed"] and check["clearance_m"] < 0
-    suggestion = broken["verification"]["suggestions"][0]
+    suggestion = broken.verification.suggestions[0]
     assert suggestion["fix"]["kind"] == "release_opening" and suggestion["check"] == "release_clearance"
     capsys.readouterr()
     assert main(["fix", str(out), "--repair", "-q"]) == 0
@@ -326,10 +326,10 @@ def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
     )
     stall, _ = gripper_hold(openings)
     broken, _ = reverify(out, edit=lambda report: _sweep(report, stall - 8, stall, 0.07, stall))
-    check = broken["verification"]["checks"]["hand_clearance"]
+    check = broken.verification.checks["hand_clearance"]
     assert not check["passed"] and check["phase"] == "approach" and check["object"] == "block"
     assert check["moved_m"] > 0.01 and check["frame"] < stall
-    suggestion = broken["verification"]["suggestions"][0]
+    suggestion = broken.verification.suggestions[0]
     assert suggestion["fix"] == {"kind": "approach", "object": "block", "phase": "grasp"}
     assert main(["fix", str(out), "--repair", "-q"]) == 0
     repaired = json.loads((out / "report.json").read_text())
@@ -340,7 +340,7 @@ def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
     assert np.abs(path[stall - 2 : stall, :2] - path[stall, :2]).max() < 0.005
     assert main(["fix", str(out), "--undo"]) == 1
     undone = json.loads((out / "report.json").read_text())
-    assert undone["gripper"]["frames"] == broken["gripper"]["frames"]
+    assert undone["gripper"]["frames"] == broken.gripper["frames"]
 
 
 def test_approach_fixes_are_checked_before_they_change_anything(careful_run: Path, tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import json
 from pathlib import Path
 
 import numpy as np

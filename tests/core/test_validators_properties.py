@@ -22,7 +22,7 @@ from real2gym.real2gym_addon.demo import parse_camera
 from real2gym.real2gym_addon.errors import DemoFolderError, OutputError, WarningLog
 from real2gym.real2gym_addon.names import MAX_NAME_LENGTH, check_object_name, inside, name_problem
 from real2gym.real2gym_addon.prompts import MAX_OBJECTS, MIN_BOX_SIDE, parse_prompts
-from real2gym.real2gym_addon.report_check import check_report
+from real2gym.real2gym_addon.report import check_report
 from real2gym.real2gym_addon.trajectory import parse_trajectory
 
 FRAMES, WIDTH, HEIGHT = 60, 640, 480

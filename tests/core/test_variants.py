@@ -14,7 +14,7 @@ import pytest
 from real2gym.real2gym_addon.cli import main
 from real2gym.real2gym_addon.errors import Real2GymError
 from real2gym.real2gym_addon.geometry.report_io import geometry_from_report
-from real2gym.real2gym_addon.report_check import read_report
+from real2gym.real2gym_addon.report import read_report
 from real2gym.real2gym_addon.variants.adapt import adapt, find_segments
 from real2gym.real2gym_addon.variants.batch import read_summary, vary
 from real2gym.real2gym_addon.variants.executors import run_jobs
@@ -80,7 +80,7 @@ def test_variants_are_verified_written_and_rebuilt_from_their_plan(run: Path) ->
 def test_the_adapted_path_moves_with_each_object_and_holds_still_before_the_fingers_move(run: Path) -> None:
     report = read_report(run)
     geometry = geometry_from_report(report)
-    task = report["task"]
+    task = report.task
     segments = find_segments(geometry, task)
     settle = 3
     changes = {"block": {"dx": 0.04, "dy": 0.0, "dyaw_deg": 0.0, "scale": 1.0},

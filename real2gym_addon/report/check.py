@@ -3,7 +3,8 @@
 ``verify``, ``fix``, ``compare`` and Blender's *Load Report* read a report that
 a person (or a script) may have edited. :func:`check_report` validates it the
 way the demo folder is validated at the door: the structure the readers rely
-on, every number finite, object names that are names, and every path it names
+on, every number finite, the version (older ones brought up to date by
+:func:`~.versions.migrate`), object names that are names, and every path it names
 for the run's files inside the output folder. :func:`video_source` checks the
 one path that may lie outside it, the demo's video, before it is opened.
 """
@@ -15,29 +16,24 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .demo import Camera
-from .errors import OutputError
-from .json_files import read_json_file
-from .names import check_object_name, clashing_names, inside
-
-REPORT_VERSION = 1
-"""The version of report.json this real2gym writes and reads (docs/data-contract.md)."""
-REPORT_NAME = "report.json"
-"""A run's report in its output folder."""
+from ..errors import OutputError
+from ..names import check_object_name, clashing_names, inside
+from .model import Report
+from .versions import migrate
 
 
-def _first_non_finite(value: Any, path: str) -> str | None:
+def first_non_finite(value: Any, path: str) -> str | None:
     """The JSON path of the first NaN or infinite number in ``value``, or None."""
     if isinstance(value, float):
         return None if math.isfinite(value) else path
     if isinstance(value, dict):
         for key, item in value.items():
-            found = _first_non_finite(item, f"{path}.{key}" if path else str(key))
+            found = first_non_finite(item, f"{path}.{key}" if path else str(key))
             if found:
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found = _first_non_finite(item, f"{path}[{index}]")
+            found = first_non_finite(item, f"{path}[{index}]")
             if found:
                 return found
     return None
@@ -74,23 +70,20 @@ def check_report(report: Any, out_dir: Path | str) -> dict:
         out_dir: The output folder it was read from; the run's files must lie inside it.
 
     Returns:
-        ``report`` itself.
+        ``report``, brought up to the current version (itself when it is of that version).
 
     Raises:
         OutputError: Naming the field (as a JSON path) and what is wrong with it.
     """
     if not isinstance(report, dict):
         raise OutputError("report.json must hold a JSON object (was it overwritten?)")
-    bad = _first_non_finite(report, "")
+    bad = first_non_finite(report, "")
     if bad:
         raise OutputError(
             f"report.json: '{bad}' is NaN or infinite; a report holds finite numbers only "
             "(restore the file, or run 'real2gym run' again)"
         )
-    if report.get("version") != REPORT_VERSION:
-        raise OutputError(
-            f"report.json has version {report.get('version')!r:.20}; this real2gym reads version {REPORT_VERSION}"
-        )
+    report = migrate(report)
     video = _need(report, "video", dict, "")
     frames = _need(video, "frames", int, "video.")
     for key in ("fps", "width", "height"):
@@ -130,6 +123,7 @@ def check_report(report: Any, out_dir: Path | str) -> dict:
         if not isinstance(relative, str):
             raise OutputError(f"report.json: 'artifacts.{kind}' must be a path inside the output folder")
         inside(out_dir, relative, f"report.json: artifacts.{kind}", OutputError)
+    _check_typed_sections(report)
     segmentation = _optional(report, "segmentation", dict, "")
     for index, entry in enumerate(_optional(segmentation, "objects", list, "segmentation.")):
         if not isinstance(entry, dict):
@@ -142,7 +136,24 @@ def check_report(report: Any, out_dir: Path | str) -> dict:
     return report
 
 
-def video_source(report: dict) -> Path:
+def _check_typed_sections(report: dict) -> None:
+    """The sections the model types (:class:`~.model.Report`) are of the types it gives them."""
+    _optional(report, "task", dict, "")
+    _optional(report, "warnings", list, "")
+    _optional(report, "edit_log", list, "")
+    for key in ("table", "gripper", "repair", "variant"):
+        _optional(report, key, dict, "")
+    timing = _optional(report, "timing", dict, "")
+    _optional(timing, "stages_s", dict, "timing.")
+    if report.get("verification") is not None:
+        verification = _need(report, "verification", dict, "")
+        if not isinstance(verification.get("passed"), bool):
+            raise OutputError("report.json: 'verification.passed' is missing or not true or false")
+        _need(verification, "checks", dict, "verification.")
+        _optional(verification, "suggestions", list, "verification.")
+
+
+def video_source(report: Report) -> Path:
     """The demo's video named in a report, checked to be a movie file or a frames folder.
 
     A report may have been edited to name any file; this refuses anything that
@@ -152,7 +163,7 @@ def video_source(report: dict) -> Path:
     Raises:
         OutputError: The video is missing, moved, or not a video.
     """
-    source = report.get("video", {}).get("source")
+    source = report.video.source
     if not isinstance(source, str) or not source or "\x00" in source:
         raise OutputError("report.json: 'video.source' must name the demo's video")
     path = Path(source)
@@ -170,25 +181,3 @@ def video_source(report: dict) -> Path:
             "(a file video.<ext> or a frames/ folder)"
         )
     return path
-
-
-def read_report(out_dir: Path | str) -> dict:
-    """Reads ``OUT_DIR/report.json`` and checks it (``report_check.check_report``).
-
-    Raises:
-        OutputError: It is missing, not valid JSON, or fails the checks (named by field).
-    """
-    path = Path(out_dir) / REPORT_NAME
-    if not path.is_file():
-        raise OutputError(f"no report.json in {out_dir}: run 'real2gym run DEMO --out {out_dir}' first")
-    try:
-        report = read_json_file(path, OutputError)
-    except FileNotFoundError as e:
-        raise OutputError(f"{path} cannot be read ({e.strerror})") from e
-    return check_report(report, out_dir)
-
-
-def camera_from_report(report: dict) -> Camera:
-    """The intrinsics recorded in a report."""
-    c = report["camera"]
-    return Camera(int(c["width"]), int(c["height"]), c["fx"], c["fy"], c["cx"], c["cy"])
