@@ -39,8 +39,8 @@ from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthe
 from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
 from .motion import Motion, settle_hidden_tail, standing_centre, track
-from .no_depth import pseudo_points, track_silhouettes
-from .silhouette import silhouette_iou, silhouette_polygon
+from .no_depth import UNSEEN_WEIGHT, pseudo_points, track_silhouettes
+from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
 
 REST_VIEWS = 6
@@ -60,6 +60,9 @@ DRIFT_WARNING = 0.01
 ON_TABLE = 0.003
 """m: depth points this close to the table top are the table, not an object on it."""
 MOSTLY_HIDDEN = 0.5
+PARTLY_SEEN = 0.8
+"""A moving object's mask under this share of its mask where it rests in full view is partly hidden there:
+its pose is judged by what the mask shows, the silhouette allowed to reach behind what hides it."""
 """An object whose rest views show less than this share of its usual mask area is warned about."""
 STEEP_VIEW = 50.0
 """Degrees above the table from which an object whose seen points form a thin top layer is seen from above ..."""
@@ -482,9 +485,15 @@ def run_geometry(
             points = frame_points[index]
             masks = track_.masks
 
-            def agreement(frame, fit, shape=fitted.shape, masks=masks):
+            def agreement(frame, fit, shape=fitted.shape, masks=masks, full=seen_px):
                 pose = pose_at(views_from_world, frame) @ pose_matrix(fit[0], orientation(fit[1], fit[2]))
-                return silhouette_iou(silhouette_polygon(shape, pose, camera), masks[frame])
+                polygon = silhouette_polygon(shape, pose, camera)
+                if np.count_nonzero(masks[frame]) >= PARTLY_SEEN * full:
+                    return silhouette_iou(polygon, masks[frame])
+                # Partly hidden (a hand closing on it, a cup's rim in front): what the mask shows must be
+                # explained, but the silhouette may reach where the mask does not (the object is there,
+                # behind). A grasp hides the object; it is no doubt about where it is.
+                return 1.0 - silhouette_mismatch(polygon, masks[frame], UNSEEN_WEIGHT)
 
             motion = track(
                 fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, poses,
