@@ -211,8 +211,10 @@ def track(
             None when the object is not seen.
         world_from_camera: 4x4, or one per frame (``Nx4x4``) for a camera that moves.
         max_points: Points used per frame (a fixed random subset).
-        silhouette: ``(frame, (position, yaw, tilt, rms)) -> IoU`` of the posed shape's
-            silhouette with the frame's mask, or None to trust the points alone.
+        silhouette: ``(frame, (position, yaw, tilt, rms), hidden=False) -> IoU`` of the posed shape's
+            silhouette with the frame's mask, or None to trust the points alone. With ``hidden``
+            (the object is found again after it moved unseen) a partly hidden object's silhouette may
+            reach beyond its mask, behind what hides it.
         gripper: The recorded gripper (world frame), or None: where it holds the
             object and the object is not measured, the object goes with it.
 
@@ -272,7 +274,7 @@ def track(
                     # Nothing near its last pose: it moved while hidden. Start again from where its
                     # points are, and trust that only if its silhouette agrees with the mask.
                     fit = align(shape, world, from_points(), yaw, None, free_tilt)
-                    if silhouette(frame, fit) < REFIT_IOU:
+                    if silhouette(frame, fit, hidden=True) < REFIT_IOU:
                         continue
                 else:
                     # From the last pose; if its silhouette disagrees with the mask, also from the

@@ -62,7 +62,8 @@ ON_TABLE = 0.003
 MOSTLY_HIDDEN = 0.5
 PARTLY_SEEN = 0.8
 """A moving object's mask under this share of its mask where it rests in full view is partly hidden there:
-its pose is judged by what the mask shows, the silhouette allowed to reach behind what hides it."""
+where it is found again after it moved unseen, its pose is judged by what the mask shows, the silhouette
+allowed to reach behind what hides it."""
 """An object whose rest views show less than this share of its usual mask area is warned about."""
 STEEP_VIEW = 50.0
 """Degrees above the table from which an object whose seen points form a thin top layer is seen from above ..."""
@@ -485,14 +486,14 @@ def run_geometry(
             points = frame_points[index]
             masks = track_.masks
 
-            def agreement(frame, fit, shape=fitted.shape, masks=masks, full=seen_px):
+            def agreement(frame, fit, hidden=False, shape=fitted.shape, masks=masks, full=seen_px):
                 pose = pose_at(views_from_world, frame) @ pose_matrix(fit[0], orientation(fit[1], fit[2]))
                 polygon = silhouette_polygon(shape, pose, camera)
-                if np.count_nonzero(masks[frame]) >= PARTLY_SEEN * full:
+                if not hidden or np.count_nonzero(masks[frame]) >= PARTLY_SEEN * full:
                     return silhouette_iou(polygon, masks[frame])
-                # Partly hidden (a hand closing on it, a cup's rim in front): what the mask shows must be
-                # explained, but the silhouette may reach where the mask does not (the object is there,
-                # behind). A grasp hides the object; it is no doubt about where it is.
+                # Found again where it is partly hidden (a hand closing on it, a cup's rim in front): what
+                # the mask shows must be explained, but the silhouette may reach where the mask does not
+                # (the object is there, behind). A grasp hides the object; it is no doubt about where it is.
                 return 1.0 - silhouette_mismatch(polygon, masks[frame], UNSEEN_WEIGHT)
 
             motion = track(
