@@ -273,8 +273,10 @@ def track(
                 elif lost:
                     # Nothing near its last pose: it moved while hidden. Start again from where its
                     # points are, and trust that only if its silhouette agrees with the mask.
+                    # Where no recorded gripper holds it, a partly hidden mask (a hand on it) still says
+                    # where it is; where one holds it, the gripper's path is the better evidence.
                     fit = align(shape, world, from_points(), yaw, None, free_tilt)
-                    if silhouette(frame, fit, hidden=True) < REFIT_IOU:
+                    if silhouette(frame, fit, hidden=not held) < REFIT_IOU:
                         continue
                 else:
                     # From the last pose; if its silhouette disagrees with the mask, also from the
