@@ -339,6 +339,37 @@ def test_run_pipeline_uses_the_scene_backend(demo_scene, tmp_path: Path) -> None
     assert report["segmentation"]["backend"] == "flow_warp"
 
 
+def test_masks_made_elsewhere_are_read_by_the_given_backend(
+    demo_scene, tiny_demo: Path, tmp_path: Path
+) -> None:
+    """Masks brought in the demo folder (masks_indexed/, the DAVIS layout) come back through the panel's
+    backend menu as they were given (issue 28)."""
+    import cv2
+    import numpy as np
+
+    objects = json.loads((tiny_demo / "prompts.json").read_text())["objects"]
+    (tiny_demo / "masks_indexed").mkdir()
+    index = np.zeros((72, 96), np.uint8)
+    for number, obj in enumerate(objects, start=1):
+        x0, y0, x1, y1 = obj["box"]
+        index[y0:y1, x0:x1] = number
+    for frame in range(12):
+        cv2.imwrite(str(tiny_demo / "masks_indexed" / f"{frame:06d}.png"), index)
+    items = {
+        item.identifier for item in demo_scene.real2gym.bl_rna.properties["segmentation_backend"].enum_items
+    }
+    assert "given" in items
+    demo_scene.real2gym.segmentation_backend = "given"
+    _bridge("scene_run").run_scene_pipeline(demo_scene, last_stage="segment")
+    section = json.loads((tmp_path / "out" / "report.json").read_text())["segmentation"]
+    assert section["backend"] == "given"
+    for number, entry in enumerate(section["objects"], start=1):
+        ys, xs = np.nonzero(index == number)
+        expected = [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
+        assert [f["area"] for f in entry["frames"]] == [int((index == number).sum())] * 12, entry["name"]
+        assert all(f["bbox"] == expected for f in entry["frames"]), entry["name"]
+
+
 def test_prompts_of_another_demo_are_not_written_there(demo_scene, tiny_demo: Path, tmp_path: Path) -> None:
     import shutil
 
