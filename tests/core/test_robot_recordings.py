@@ -329,7 +329,7 @@ def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
     check = broken.verification.checks["hand_clearance"]
     assert not check["passed"] and check["phase"] == "approach" and check["object"] == "block"
     assert check["moved_m"] > 0.01 and check["frame"] < stall
-    suggestion = broken["verification"]["suggestions"][0]
+    suggestion = broken.verification.suggestions[0]
     assert suggestion["fix"] == {"kind": "approach", "object": "block", "phase": "grasp"}
     assert main(["fix", str(out), "--repair", "-q"]) == 0
     repaired = json.loads((out / "report.json").read_text())
