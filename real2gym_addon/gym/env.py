@@ -34,7 +34,7 @@ from ..report import read_report
 from ..tasks import TaskState, task_type
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
-from ..verify.simulate import step_targets
+from ..verify.simulate import HAND_LEAD_S, step_targets
 from .export import read_task
 
 MAX_MOVE = 0.02
@@ -147,7 +147,9 @@ class Real2GymEnv(gymnasium.Env):
             yaw = float(obj.motion.yaws[0])
             self.data.qpos[address : address + 3] = start + [0.0, 0.0, START_CLEARANCE]
             self.data.qpos[address + 3 : address + 7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
-        positions, quaternions, commands = step_targets(self._demo, self.task_info["fps"], np.zeros(1))
+        positions, quaternions, commands = step_targets(
+            self._demo, self.task_info["fps"], np.zeros(1), HAND_LEAD_S
+        )
         self.data.qpos[self._hand_joint : self._hand_joint + 3] = positions[0]
         self.data.qpos[self._hand_joint + 3 : self._hand_joint + 7] = quaternions[0]
         self.data.qpos[self._slides] = commands[0]
@@ -188,7 +190,7 @@ class Real2GymEnv(gymnasium.Env):
         fps = self.task_info["fps"]
         duration = (len(self._demo.positions) - 1) / fps + self.task_info["settle_s"]
         times = np.arange(int(round(duration / period)) + 1) * period
-        positions, quaternions, commands = step_targets(self._demo, fps, times)
+        positions, quaternions, commands = step_targets(self._demo, fps, times, HAND_LEAD_S)
         # Step k sets the target of time k (the first stays where reset put it), as the verifier does.
         moves = np.diff(positions, axis=0, prepend=positions[:1]) / MAX_MOVE
         rotations = Rotation.from_quat(quaternions[:, [1, 2, 3, 0]])

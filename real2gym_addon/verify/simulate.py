@@ -2,7 +2,9 @@
 
 The gripper's mocap target follows the demo's gripper trajectory, interpolated
 every :data:`CONTROL_PERIOD_S` (positions linearly, orientations by slerp),
-with the physics stepping in between inside MuJoCo; the fingers
+with the physics stepping in between inside MuJoCo. The target leads the
+recorded path by :data:`HAND_LEAD_S`, the time the welded hand takes to
+catch up, so that the simulated hand is where the recorded one was; the fingers
 follow the recorded finger gap, and squeeze from where the recording stalls on
 the object until it opens again (``geometry.carry.gripper_hold``). The objects are free
 bodies held by friction alone. After the video the scene runs on for
@@ -24,12 +26,18 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from ..geometry.carry import gripper_hold
 from ..geometry.keyframes import GripperTrajectory
-from ..mjcf.gripper import NAMES, finger_command
+from ..mjcf.gripper import NAMES, WELD_TIME_CONSTANT, finger_command
 
 SETTLE_S = 0.5
 PRE_ROLL_S = 0.1
 CONTROL_PERIOD_S = 0.01
 """The gripper's target is updated, and contacts are sampled, every 10 ms (and at every video frame)."""
+HAND_LEAD_S = CONTROL_PERIOD_S / 2 + 2 * WELD_TIME_CONSTANT
+"""Seconds the hand's target runs ahead of the recorded path: a target held for a control period is half
+a period old on average, and a critically damped weld trails a steadily moving target by twice its time
+constant. Without it the hand ran a video frame behind its path (25 mm mean, 78 mm at most, at 0.75 m/s)
+and a finger swept into the block it was about to grasp; with it 3 mm mean, which is the recording's
+sampling (a frame is recorded at the nearest control update, within 5 ms)."""
 SUSTAIN_SAMPLES = 3
 """Contact samples (30 ms) a penetration must hold to count as sustained."""
 
@@ -44,7 +52,9 @@ class SimulationRecord:
         positions: Object name -> ``(frames + settle_frames) x 3`` body positions (world, m) per video frame.
         quaternions: Object name -> ``(...) x 4`` ``[w, x, y, z]``.
         gripper_positions: ``(...) x 3`` hand positions at the grasp centre.
-        finger_contacts: Object name -> ``(...) x 2`` bool, touching the left / right finger at each frame.
+        finger_contacts: Object name -> ``(...) x 2`` bool, touching the left / right finger pad at a contact
+            sample (every control period) within each frame: a pad that holds an object may lose it for a
+            solver step, which a single sample per frame read as a lost grip.
         hand_contacts: Object name -> ``(...)`` bool, touched by any part of the gripper (palm,
             fingers) at a contact sample (every control period) within each frame; None without a
             gripper. A pad that drags an object touches it for a step or two at a time, which
@@ -87,14 +97,21 @@ class SimulationRecord:
     wall_s: float = 0.0
 
 
-def step_targets(trajectory: GripperTrajectory, fps: float, times: np.ndarray):
-    """The gripper's mocap position, quaternion ``[w, x, y, z]`` and finger command at ``times`` (s)."""
+def step_targets(trajectory: GripperTrajectory, fps: float, times: np.ndarray, lead_s: float = 0.0):
+    """The gripper's mocap position, quaternion ``[w, x, y, z]`` and finger command at ``times`` (s).
+
+    The pose is taken ``lead_s`` ahead of ``times`` (:data:`HAND_LEAD_S` for a welded hand), the
+    finger command at ``times``.
+    """
     frames = np.arange(len(trajectory.positions)) / fps
+    ahead = np.clip(times + lead_s, 0.0, frames[-1])
     t = np.clip(times, 0.0, frames[-1])
-    positions = np.stack([np.interp(t, frames, trajectory.positions[:, a]) for a in range(3)], axis=1)
+    positions = np.stack([np.interp(ahead, frames, trajectory.positions[:, a]) for a in range(3)], axis=1)
     rotations = Rotation.from_quat(trajectory.quaternions[:, [1, 2, 3, 0]])
     slerp = Slerp(frames, rotations) if len(frames) > 1 else None
-    quats = (slerp(t) if slerp else Rotation.concatenate([rotations[0]] * len(t))).as_quat()[:, [3, 0, 1, 2]]
+    quats = (slerp(ahead) if slerp else Rotation.concatenate([rotations[0]] * len(t))).as_quat()[
+        :, [3, 0, 1, 2]
+    ]
     opening = np.interp(t, frames, trajectory.opening)
     # The fingers squeeze from where the recording stalls on the object until it opens again, however
     # little; elsewhere they go to the recorded gap exactly (a careful release opens a few mm).
@@ -123,7 +140,7 @@ class _Run:
         self.step_count = self.pre_steps + total_steps
         if trajectory is not None:
             times = np.r_[np.zeros(self.pre_steps), np.arange(total_steps) * dt]
-            self.targets, self.target_quats, self.commands = step_targets(trajectory, fps, times)
+            self.targets, self.target_quats, self.commands = step_targets(trajectory, fps, times, HAND_LEAD_S)
             self.mocap = model.body(NAMES["target"]).mocapid[0]
             self.actuators = [
                 model.actuator(NAMES["left_actuator"]).id,
@@ -245,6 +262,10 @@ def simulate(
                 touched = np.concatenate([objects[hand_side[:, 0], 1], objects[hand_side[:, 1], 0]])
                 frame_now = min(max(0, int((stop - pre_steps) / steps_per_frame)), total_frames - 1)
                 all_hand[frame_now, touched[touched >= 0]] = True
+                for side, pad in enumerate((left_pad, right_pad)):
+                    # The objects on the other side of this pad's contacts.
+                    touched = np.concatenate([objects[geoms[:, 0] == pad, 1], objects[geoms[:, 1] == pad, 0]])
+                    all_fingers[frame_now, touched[touched >= 0], side] = True
         # Shallower than every object's records, a sample can set none now or later: skip it.
         if penetration is not None and penetration.max() > floor:
             touching = object_of_geom[data.contact.geom[:ncon]]  # ncon x 2: object index, -1 for none
@@ -272,13 +293,6 @@ def simulate(
         all_quaternions[frame] = data.xquat[object_bodies]
         if has_gripper:
             gripper_positions[frame] = data.xpos[hand]
-            if ncon:
-                geoms = data.contact.geom[:ncon]
-                objects = object_of_geom[geoms]
-                for side, pad in enumerate((left_pad, right_pad)):
-                    # The objects on the other side of this pad's contacts.
-                    touched = np.concatenate([objects[geoms[:, 0] == pad, 1], objects[geoms[:, 1] == pad, 0]])
-                    all_fingers[frame, touched[touched >= 0], side] = True
         if frame >= frames:
             for index, body in enumerate(object_bodies):
                 mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
