@@ -20,9 +20,9 @@ from ..demo import Camera
 from .camera import invert, pose_at, pose_matrix, yaw_rotation
 from .carry import gripper_pose, held_span
 from .keyframes import GripperTrajectory
-from .motion import Motion, _finish
+from .motion import Motion, _finish, predicted_position
 from .shapes import Shape
-from .silhouette import silhouette_mismatch, silhouette_polygon
+from .silhouette import mask_outside, silhouette_mismatch, silhouette_polygon
 
 MIN_MASK_AREA = 30
 """Masks smaller than this (pixels) measure nothing."""
@@ -33,6 +33,14 @@ UNSEEN_WEIGHT = 0.3
 PRIOR_WEIGHT = 0.02
 """Cost, in silhouette mismatch, of a held object PRIOR_SCALE away from where the gripper carries it."""
 PRIOR_SCALE = 0.005
+PARTLY_SEEN_SCALE = 0.02
+"""m: a partly seen object is placed where its silhouette covers what the mask shows, as near as it can be
+to where its motion so far puts it (a hand carrying a block hides all but a sliver, which fixes where it
+is across the view but not its distance); moving it this far from there costs as much as leaving
+1 / :data:`PARTLY_SEEN_WEIGHT` of the mask unexplained."""
+PARTLY_SEEN_WEIGHT = 20.0
+PARTLY_SEEN_EXPLAINED = 0.8
+"""A partly seen pose is kept only where its silhouette covers this share of the mask's pixels."""
 GOOD_MATCH = 0.1
 """A silhouette mismatch this low on the table needs no search off it."""
 RESTING_MARGIN = 0.03
@@ -80,6 +88,69 @@ def pseudo_points(mask: np.ndarray, camera: Camera, camera_from_world: np.ndarra
     return np.array(points)
 
 
+def fit_partly_seen(
+    shape: Shape,
+    mask: np.ndarray,
+    camera: Camera,
+    camera_from_world: np.ndarray,
+    predicted: np.ndarray,
+    yaw: float,
+) -> np.ndarray | None:
+    """Where a partly seen object is: its silhouette over what the mask shows, near ``predicted``.
+
+    Evidence, weighted, not thresholded: a mask that shows a fifth of an object (a hand closing on
+    it and carrying it) still says where it is across the view. The pose minimises the share of mask
+    pixels outside the silhouette (the silhouette may reach where the mask does not: the object is
+    there, behind the hand) plus the squared distance from ``predicted`` in units of
+    :data:`PARTLY_SEEN_SCALE`; the distance along the view comes from that prior. The yaw is kept.
+
+    Args:
+        shape: The fitted shape.
+        mask: ``HxW`` bool, the seen part.
+        camera: Intrinsics.
+        camera_from_world: 4x4 on this frame.
+        predicted: Where the motion so far puts the centre (world, m).
+        yaw: Its yaw (radians).
+
+    Returns:
+        The centre (world, m), or None where the mask is too small or no pose near ``predicted``
+        explains :data:`PARTLY_SEEN_EXPLAINED` of it.
+    """
+    if int(mask.sum()) < MIN_MASK_AREA:
+        return None
+    rotation = yaw_rotation(0.0 if shape.is_round else yaw)
+
+    def outside(x):
+        return mask_outside(
+            silhouette_polygon(shape, camera_from_world @ pose_matrix(x, rotation), camera), mask
+        )
+
+    def loss(x):
+        below = max(0.0, shape.size[2] / 2 - x[2])  # never sink into the table
+        prior = float(np.sum((x - predicted) ** 2)) / PARTLY_SEEN_SCALE**2
+        return PARTLY_SEEN_WEIGHT * outside(x) + 50.0 * below + prior
+
+    # From where the motion puts it, and from the mask's ray at that distance from the camera (a silhouette
+    # clear of the mask has no slope to follow towards it).
+    eye = invert(camera_from_world)[:3, 3]
+    ys, xs = np.nonzero(mask)
+    ray = invert(camera_from_world)[:3, :3] @ np.array(
+        [(xs.mean() - camera.cx) / camera.fx, (ys.mean() - camera.cy) / camera.fy, 1.0]
+    )
+    on_ray = eye + ray / np.linalg.norm(ray) * float(np.linalg.norm(np.asarray(predicted) - eye))
+    best = None
+    for start in (np.array(predicted, float), on_ray):
+        start[2] = max(start[2], shape.size[2] / 2)
+        simplex = start + np.r_[np.zeros((1, 3)), np.eye(3) * 0.01]
+        result = minimize(loss, start, method="Nelder-Mead",
+                          options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 300, "initial_simplex": simplex})  # fmt: skip
+        if best is None or result.fun < best.fun:
+            best = result
+    if outside(best.x) > 1.0 - PARTLY_SEEN_EXPLAINED:
+        return None
+    return best.x
+
+
 def track_silhouettes(
     shape: Shape,
     start_position: np.ndarray,
@@ -98,8 +169,10 @@ def track_silhouettes(
 
     - the fit tolerates hidden parts (a silhouette pixel the mask lacks costs
       less than a mask pixel the silhouette lacks);
-    - a frame where less than ``MIN_SEEN`` of the silhouette is seen is not
-      measured (a free object is bridged there, a held one goes with the gripper);
+    - a frame where less than ``MIN_SEEN`` of the silhouette is seen is placed by what
+      shows (:func:`fit_partly_seen`: across the view from the mask, its distance from the
+      motion before it) where no recorded gripper holds the object, and bridged where that
+      explains too little of the mask; a held one goes with the gripper;
     - an object that has not been grasped yet stays on the table (height fixed);
       without a recorded gripper, a free object stays on the table unless a pose
       off it (from the last pose, or along the mask's ray at the distance its
@@ -174,8 +247,10 @@ def track_silhouettes(
         best = min(fits, key=lambda f: loss(f, mask, None))
         return on_table if loss(on_table, mask, None) < loss(best, mask, None) + RESTING_MARGIN else best
 
+    partly = np.zeros(count, bool)
     for direction in (1, -1):
         state = np.r_[start_position, start_yaw]
+        history = [(start_frame, start_position.copy())]
         anchor = None  # gripper-from-object at the grasp
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         for frame in frames:
@@ -196,10 +271,23 @@ def track_silhouettes(
             else:
                 anchor = None
                 if not well_seen(state, area):
-                    continue
-                if grasp is not None and frame < grasp:
+                    # Partly seen where no recorded gripper holds it: what shows still places it.
+                    found = None
+                    if area and gripper is None:  # a recorded hand is the better evidence
+                        predicted = predicted_position(history, frame)
+                        found = fit_partly_seen(shape, mask, camera, pose_at(camera_from_world, frame),
+                                                predicted, state[3])  # fmt: skip
+                    if found is None:
+                        continue
+                    state = np.r_[found, state[3]]
+                    partly[frame] = True
+                elif grasp is not None and frame < grasp:
                     state = fit(state, mask, resting=True)
                 else:
                     state = free_fit(state, mask, area)
             positions[frame], yaws[frame], measured[frame] = state[:3], state[3], True
-    return _finish(positions, yaws, measured, start_position, start_yaw)
+            history.append((frame, state[:3].copy()))
+    motion = _finish(positions, yaws, measured, start_position, start_yaw)
+    if partly.any() and not motion.static:
+        motion.partly_seen = partly
+    return motion

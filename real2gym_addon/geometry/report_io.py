@@ -53,8 +53,10 @@ def geometry_from_report(report: Report) -> Geometry:
             yaws = np.array([yaw for yaw, _ in orientations])
             tilts = np.array([tilt for _, tilt in orientations]).reshape(-1, 2)
             measured = np.array([f.get("measured", f["visible"]) for f in frames], bool)
+            partly = np.array([bool(f.get("partly_seen", False)) for f in frames])
             motion = Motion(positions, np.unwrap(yaws), measured, static=bool(entry.get("static", False)),
-                            tilts=tilts if np.abs(tilts).max(initial=0.0) > 1e-6 else None)  # fmt: skip
+                            tilts=tilts if np.abs(tilts).max(initial=0.0) > 1e-6 else None,
+                            partly_seen=partly if partly.any() else None)  # fmt: skip
             fitted = FittedObject(Shape.from_report(entry), positions[0].copy(), float(yaws[0]))
             visible = [bool(f["visible"]) for f in frames]
             objects.append(

@@ -107,6 +107,27 @@ def silhouette_mismatch(
     return _mismatches(polygon, [mask], unseen_weight, margin)[0]
 
 
+def mask_outside(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> float:
+    """Share of a mask's pixels that a convex polygon does not cover, in ``[0, 1]`` (1 for an empty mask).
+
+    What the silhouette of a partly seen object must explain: the part that shows lies inside it;
+    where it reaches beyond the mask the object may be hidden.
+    """
+    box = mask_box(mask)
+    if box is None:
+        return 1.0
+    h, w = mask.shape
+    x0 = int(max(0, min(box[0], np.floor(polygon[:, 0].min())) - margin))
+    y0 = int(max(0, min(box[1], np.floor(polygon[:, 1].min())) - margin))
+    x1 = int(min(w, max(box[2], np.ceil(polygon[:, 0].max())) + margin + 1))
+    y1 = int(min(h, max(box[3], np.ceil(polygon[:, 1].max())) + margin + 1))
+    crop = mask[y0:y1, x0:x1]
+    if x1 <= x0 or y1 <= y0 or not crop.any():
+        return 1.0
+    coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
+    return float((crop * (1.0 - coverage)).sum() / crop.sum())
+
+
 def silhouette_ious(polygon: np.ndarray, masks: list[np.ndarray], margin: int = 4) -> list[float]:
     """:func:`silhouette_iou` of one polygon against several masks of one size (the outline's
     coverage is computed once, over the joint bounding box)."""

@@ -38,8 +38,8 @@ from .fit import FittedObject, RestView, fit_shape
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
 from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
-from .motion import Motion, settle_hidden_tail, standing_centre, track
-from .no_depth import UNSEEN_WEIGHT, pseudo_points, track_silhouettes
+from .motion import Motion, settle_hidden_tail, standing_centre, track, unmeasure_still_partly_seen_tail
+from .no_depth import UNSEEN_WEIGHT, fit_partly_seen, pseudo_points, track_silhouettes
 from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
 
@@ -114,7 +114,7 @@ class ObjectGeometry:
         world = Rotation.from_matrix(np.array([self.motion.rotation(i) for i in range(count)]))
         q_world = np.round(world.as_quat()[:, [3, 0, 1, 2]], 5)
         q_cam = np.round((Rotation.from_matrix(views[:, :3, :3]) * world).as_quat()[:, [3, 0, 1, 2]], 5)
-        positions = self.motion.positions
+        positions, partly = self.motion.positions, self.motion.partly_seen
         p_cam = np.round(np.einsum("nij,nj->ni", views[:, :3, :3], positions) + views[:, :3, 3], 5)
         p_world = np.round(positions, 5)
         frames = [
@@ -126,6 +126,7 @@ class ObjectGeometry:
                 "quaternion_world": q_world[i].tolist(),
                 "visible": bool(self.visible[i]),
                 "measured": bool(self.motion.measured[i]),
+                **({"partly_seen": True} if partly is not None and partly[i] else {}),
             }
             for i in range(count)
         ]
@@ -496,9 +497,18 @@ def run_geometry(
                 # (the object is there, behind). A grasp hides the object; it is no doubt about where it is.
                 return 1.0 - silhouette_mismatch(polygon, masks[frame], UNSEEN_WEIGHT)
 
+            def partly_seen(frame, predicted, yaw, shape=fitted.shape, masks=masks, summary=summary):
+                # Too few depth points (a hand hides all but a sliver): the mask still places it.
+                entry = summary[frame]
+                if not entry["visible"] or entry["confidence"] < DOUBTFUL_CONFIDENCE:
+                    return None
+                view = pose_at(views_from_world, frame)
+                return fit_partly_seen(shape, masks[frame], camera, view, predicted, yaw)
+
             motion = track(
                 fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, poses,
                 silhouette=agreement, gripper=trajectory,
+                partly_seen=partly_seen if trajectory is None else None,  # a recorded hand is the better evidence
             )  # fmt: skip
         objects.append(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
@@ -506,6 +516,7 @@ def run_geometry(
 
     for obj in objects:
         motion = obj.motion
+        unmeasure_still_partly_seen_tail(motion, obj.fitted.shape.size[2])
         if not motion.measured.any():
             continue
         grasp, release, _ = object_hold(trajectory, obj.fitted.shape.size, motion.positions, motion.measured)

@@ -33,11 +33,11 @@ PRE_ROLL_S = 0.1
 CONTROL_PERIOD_S = 0.01
 """The gripper's target is updated, and contacts are sampled, every 10 ms (and at every video frame)."""
 HAND_LEAD_S = CONTROL_PERIOD_S / 2 + 2 * WELD_TIME_CONSTANT
-"""Seconds the hand's target runs ahead of the recorded path: a target held for a control period is half
-a period old on average, and a critically damped weld trails a steadily moving target by twice its time
-constant. Without it the hand ran a video frame behind its path (25 mm mean, 78 mm at most, at 0.75 m/s)
-and a finger swept into the block it was about to grasp; with it 3 mm mean, which is the recording's
-sampling (a frame is recorded at the nearest control update, within 5 ms)."""
+"""Seconds the hand's target runs ahead of the recorded path (25 ms): a target held for a control period is
+half a period old on average, and a critically damped weld trails a steadily moving target by twice its
+time constant. Without it the hand ran a video frame behind its path (25 mm mean, 78 mm at most, at
+0.75 m/s) and a finger swept into the block it was about to grasp; with it 4 mm mean, much of which is the
+recording's sampling (a frame is recorded at the nearest control update, within 5 ms)."""
 SUSTAIN_SAMPLES = 3
 """Contact samples (30 ms) a penetration must hold to count as sustained."""
 
