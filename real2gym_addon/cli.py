@@ -299,6 +299,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.collision,
             args.keyframe,
             args.approach,
+            args.grasp_height,
             args.release_opening,
         )  # fmt: skip
     )
@@ -319,6 +320,8 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
         fixes.append({"kind": "keyframe", "object": args.object, "event": event, "frame": frame})
     if args.approach is not None:
         fixes.append({"kind": "approach", "object": args.object, "phase": args.approach})
+    if args.grasp_height is not None:
+        fixes.append({"kind": "grasp_height", "object": args.object, "rise_m": args.grasp_height})
     if args.release_opening is not None:
         fixes.append({"kind": "release_opening", "object": args.object, "width_m": args.release_opening,
                       "frame": args.frame, "limit": args.at_most})  # fmt: skip
@@ -564,6 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--approach", choices=APPROACH_PHASES,
                      help="rebuild the hand's path into the grasp (grasp) or out of the release (release) "
                           "along its approach axis")  # fmt: skip
+    fix.add_argument("--grasp-height", type=number_in(0.001, 0.1), metavar="METRES",
+                     help="grasp the object this much higher: the hand's whole path moves back along its "
+                          "approach axis")  # fmt: skip
     fix.add_argument("--release-opening", type=number_in(0.001, MAX_OPENING), metavar="METRES",
                      help="open the fingers to at least this gap from the release (--frame) on")  # fmt: skip
     fix.add_argument("--at-most", action="store_true",

@@ -22,7 +22,9 @@ from ..mjcf.gripper import MAX_OPENING
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
-FIX_KINDS = ("radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach")
+FIX_KINDS = (
+    "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
+)  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
 MAX_OFFSET_M = 1.0
@@ -276,6 +278,43 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
     _set_positions(report, gripper, positions, changed)
 
 
+MIN_PAD_OVERLAP = 0.01
+"""m of finger pad left on the held object when a grasp is moved up it (``grasp_height``)."""
+
+
+def max_grasp_rise(size_z: float) -> float:
+    """How far (m) a grasp may move up an object of this height and keep :data:`MIN_PAD_OVERLAP` of pad on it.
+
+    The pads reach ``FINGERTIP_BELOW`` past the grasp centre, which sits at the object's centre height.
+    """
+    from ..mjcf.gripper import FINGERTIP_BELOW
+
+    return max(0.0, size_z / 2 + FINGERTIP_BELOW - MIN_PAD_OVERLAP)
+
+
+def grasp_height(report: dict, name: str, rise: float) -> None:
+    """Moves the hand's whole path ``rise`` metres back along its approach axis: it grasps the object higher.
+
+    A gripper that holds an object by its middle lowers its palm and finger roots into whatever the object
+    goes into (a cup's rim, a shelf's board); held nearer its top, the object goes as deep with the hand
+    higher. The object's own motion is unchanged; at most :func:`max_grasp_rise` of its height.
+    """
+    gripper = report.get("gripper") or {}
+    samples = gripper.get("frames") or []
+    if not samples:
+        raise FixError("this run has no gripper trajectory to change")
+    entry = find_object(report, name)
+    limit = max_grasp_rise(float(entry["size"][2]))
+    if rise > limit + 1e-9:
+        raise FixError(
+            f"'{name}' is {entry['size'][2] * 1000:.0f} mm tall: a grasp {rise * 1000:.0f} mm higher would leave "
+            f"less than {MIN_PAD_OVERLAP * 1000:.0f} mm of finger pad on it (at most {limit * 1000:.0f} mm)"
+        )
+    positions = np.array([s["position_world"] for s in samples], float)
+    axes = np.array([_approach_axis(s) for s in samples])
+    _set_positions(report, gripper, positions - axes * rise)
+
+
 def apply_fix(report: dict, fix: dict) -> dict:
     """Applies one fix to ``report`` (in place) and logs it.
 
@@ -285,7 +324,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
             (radius_scale), ``factors`` (scale), ``delta``, ``frame``, ``blend``
             (offset), ``mode``, ``threshold``, ``max_pieces``, ``time_limit`` (collision), ``event``,
             ``frame`` (keyframe), ``width_m``, ``frame``, ``limit`` (release_opening), ``phase``,
-            ``clearance_m``, ``frames`` (approach).
+            ``clearance_m``, ``frames`` (approach), ``rise_m`` (grasp_height).
 
     Returns:
         The edit-log entry.
@@ -323,6 +362,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             release_opening(
                 report, name, float(fix["width_m"]), fix.get("frame"), bool(fix.get("limit", False))
             )
+        elif kind == "grasp_height":
+            grasp_height(report, name, float(fix["rise_m"]))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(
@@ -346,7 +387,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     }
     if kind == "release_opening":
         log_entry["before_gripper"] = [s["gripper"] for s in before_gripper]
-    elif kind == "approach":
+    elif kind in ("approach", "grasp_height"):
         log_entry["before_gripper_frames"] = before_gripper
     if probe is not None:
         log_entry["opening_probe"] = probe
@@ -422,6 +463,8 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_OPENING)
         _frame(fix.get("frame"), "the release opening's frame", frames, optional=True)
         _boolean(fix, "limit", "the release opening's limit")
+    elif kind == "grasp_height":
+        _real(fix.get("rise_m"), "the grasp's rise (metres)", 0.001, MAX_OFFSET_M)
     elif kind == "approach":
         if fix.get("phase") not in APPROACH_PHASES:
             raise FixError(

@@ -6,8 +6,8 @@ current verification (``suggest.suggest_fixes``: a widened release, an offset at
 the grasp, a keyframe moved to where the fingers touch, a rim scale, wall pieces
 for a closed hull) that has not been tried, applies it through the edit log
 (``edits.apply_fix``), and verifies again. A step that does not help (fewer
-checks failing, or its own check passing with no more failing) is undone at once
-(and logged as reverted). The loop stops when the
+checks failing, or its own check passing and none that passed failing) is undone
+at once (and logged as reverted). The loop stops when the
 scene verifies, when no untried suggestion is left, or after ``rounds`` rounds.
 Every kept step is an ordinary entry of the edit log, so the artist can see and
 undo each one (``real2gym fix OUT --undo``, *Undo Fix* in Blender).
@@ -98,10 +98,10 @@ def repair_run(
         failed_after = _failed(updated)
         step = {"fix": fix, "text": suggestion["text"], "check": suggestion["check"], "kept": True,
                 "failed_after": failed_after}  # fmt: skip
-        # Kept only if it helps: fewer checks fail, or its own check passes with no more failing. A step
+        # Kept only if it helps: fewer checks fail, or its own check passes and none starts failing. A step
         # that changes nothing that matters stays out of the scene (five such steps once moved a block
         # 6 cm and its grasp 12 frames, and the scene failed as before).
-        own_passes = suggestion["check"] not in failed_after and len(failed_after) <= len(failed_before)
+        own_passes = suggestion["check"] not in failed_after and set(failed_after) <= set(failed_before)
         if not (len(failed_after) < len(failed_before) or own_passes):
             updated, verified = verify_after(undo_last)
             step.update(

@@ -14,13 +14,15 @@ import dataclasses
 import numpy as np
 
 from ..geometry.shapes import Shape
-from ..mjcf.gripper import MAX_OPENING
-from .edits import find_object, keyframe_frame
+from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
+from .edits import find_object, keyframe_frame, max_grasp_rise
 
 CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
 RELEASE_ROOM = 0.01
 """Metres past the simulated grip a widened release opens the fingers to (5 mm each side)."""
+PALM_MARGIN = 0.005
+"""m the palm and finger roots clear what the held object goes into on a grasp moved up it."""
 LATE_RELEASE_S = 0.3
 """Fingers letting go this little before the release keyframe: the keyframe is late, not the grasp weak."""
 
@@ -65,9 +67,41 @@ class SuggestionContext:
     contact: int | None
 
 
+def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) -> float | None:
+    """How far up the moved object the grasp must go for the palm to clear the top of what the hand knocked
+    while carrying it (or the fingertips, where the fingers do not fit in a container's opening), at most
+    what the object's height allows; None where that is no help."""
+    samples = report["gripper"]["frames"]
+    knocked = find_object(report, hand["object"])
+    frame = int(hand["frame"])
+    top = float(knocked["frames"][frame]["position_world"][2]) + float(knocked["size"][2]) / 2
+    last = len(samples) - 1 if release is None else min(release, len(samples) - 1)
+    lowest = min(
+        float(s["position_world"][2]) for s in samples[frame : last + 1] or samples[frame : frame + 1]
+    )
+    spec = GripperSpec()
+    reach = spec.finger_size[2] - FINGERTIP_BELOW  # grasp centre to the finger roots and palm
+    shape = Shape.from_report(knocked)
+    inner = shape.params.get("inner_radius") if shape.is_container else None
+    if inner is not None:
+        # Fingers around the held object that do not fit in the container's opening must stay above its rim.
+        # The fingers close on the held object (a commanded closure records 0, not the object's width).
+        held = float(min(find_object(report, moved_name)["size"][:2]))
+        gaps = [float(s["gripper"]) * MAX_OPENING for s in samples[frame : last + 1]] or [MAX_OPENING]
+        fingers = float(np.hypot(max(min(gaps), held) / 2 + spec.finger_size[1], spec.finger_size[0] / 2))
+        if fingers > inner - PALM_MARGIN:
+            reach = -FINGERTIP_BELOW
+    needed = top + PALM_MARGIN - (lowest + reach)
+    limit = max_grasp_rise(float(find_object(report, moved_name)["size"][2]))
+    if needed <= 0 or limit < 0.002:
+        return None
+    return float(np.floor(min(needed, limit) * 1e4) / 1e4)  # never past the limit by rounding
+
+
 def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
-    """Bring the hand in from above, or take it straight up and away (`approach`); fingers that catch a
-    container's walls open less (`release_opening`)."""
+    """Bring the hand in from above, or take it straight up and away (`approach`); grasp the object higher
+    where the palm knocks what it goes into (`grasp_height`); fingers that catch a container's walls open
+    less (`release_opening`)."""
     report, checks, failing = context.report, context.checks, context.failing
     moved_name, target_name, target = context.moved_name, context.target_name, context.target
     suggestions = []
@@ -102,6 +136,17 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
             "check": "hand_clearance", "frame": hand["frame"],
             "fix": {"kind": "approach", "object": moved_name, "phase": "grasp" if coming else "release"},
         })  # fmt: skip
+    carrying_into = hand.get("phase") == "carry" and hand.get("object") not in (None, moved_name)
+    if "hand_clearance" in failing and report.get("gripper") and carrying_into:
+        rise = _grasp_rise(report, hand, moved_name, context.release)
+        if rise is not None:
+            suggestions.append({
+                "text": f"the hand knocks the {hand['object']} while it carries the {moved_name} (frame "
+                        f"{hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): its palm comes down onto it; "
+                        f"grasp the {moved_name} {rise * 1000:.0f} mm higher?",
+                "check": "hand_clearance", "frame": hand["frame"],
+                "fix": {"kind": "grasp_height", "object": moved_name, "rise_m": rise},
+            })  # fmt: skip
     return suggestions
 
 

@@ -219,8 +219,9 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
     stall or after the release, and never while both pads hold it) to three
     frames after the last, the check measures how much farther the simulated
     object moves than the video's (after the release, the moved object only
-    sideways: it falls once let go). The worst is named with its phase
-    (``approach``, ``carry``, ``retreat``) and frame.
+    sideways: it falls once let go). The first knock over the limit is named with its phase
+    (``approach``, ``carry``, ``retreat``) and frame, and all of them are listed (``knocks``); where
+    none is over the limit, the largest is named.
     """
     if geometry.gripper is None or record.hand_contacts is None:
         return {"passed": True, "reason": "no gripper in the demo"}
@@ -231,6 +232,7 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
     grasp = events.get("grasp", frames) if stall is None else min(stall, events.get("grasp", stall))
     release = events.get("release", frames)
     worst = {"object": None, "phase": None, "frame": None, "moved_m": 0.0}
+    knocks = []
     for obj in geometry.objects:
         touched = record.hand_contacts[obj.name][:frames].copy()
         if obj.name == moved:
@@ -260,9 +262,17 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
                 video - video[0], axis=1
             )
             moved_m = max(0.0, float(farther.max())) if len(farther) else 0.0
+            phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
+            knock = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
+            if moved_m >= HAND_PUSH_LIMIT:
+                knocks.append(knock)
             if moved_m > worst["moved_m"]:
-                phase = "approach" if start < grasp else "retreat" if start >= release else "carry"
-                worst = {"object": obj.name, "phase": phase, "frame": start, "moved_m": round(moved_m, 4)}
+                worst = knock
+    if knocks:
+        # The first knock explains those after it (a block knocked on the way in is never carried, and the
+        # empty hand then comes down into the cup): it is the one named.
+        knocks.sort(key=lambda k: k["frame"])
+        return {"passed": False, **knocks[0], "limit_m": HAND_PUSH_LIMIT, "knocks": knocks}
     return {"passed": worst["moved_m"] < HAND_PUSH_LIMIT, **worst, "limit_m": HAND_PUSH_LIMIT}
 
 

@@ -279,6 +279,24 @@ def test_recorded_grasp_and_release_do_not_wait_for_the_motion() -> None:
     )
 
 
+def test_repair_undoes_a_step_that_does_not_help(careful_run: Path, tmp_path: Path, monkeypatch) -> None:
+    """A step after which the same checks fail is undone, not kept: steps that changed nothing that mattered
+    once stayed in the scene (five of them moved a block 6 cm and its grasp 12 frames, and it failed as
+    before). Here every suggested fix is swapped for one that changes the cup by a tenth of a millimetre."""
+    from real2gym.real2gym_addon.fixes import repair
+    from real2gym.real2gym_addon.fixes.edits import apply_fix
+
+    out = Path(shutil.copytree(careful_run, tmp_path / "run"))
+    assert main(["fix", str(out), "--object", "block", "--scale", "1.2,1.2,1"]) == 1
+    harmless = {"kind": "offset", "object": "cup", "delta": [0.0001, 0.0, 0.0]}
+    monkeypatch.setattr(repair, "apply_fix", lambda report, fix: apply_fix(report, dict(harmless)))
+    report, _ = repair.repair_run(out, rounds=2)
+    steps = report.repair["rounds"]
+    assert steps and all(not s["kept"] and "reverted" in s for s in steps), steps
+    assert report.repair["passed_after"] is False
+    assert [e["kind"] for e in json.loads((out / "report.json").read_text())["edit_log"]] == ["scale"]
+
+
 def test_a_late_release_keyframe_is_moved_back_by_repair(careful_run: Path, tmp_path: Path) -> None:
     out = Path(shutil.copytree(careful_run, tmp_path / "run"))
     release = next(
@@ -356,3 +374,31 @@ def test_approach_fixes_are_checked_before_they_change_anything(careful_run: Pat
         with pytest.raises(FixError, match=words):
             apply_fix(report, {"kind": "approach", "object": "block", **fix})
     assert json.dumps(report) == before
+
+
+def test_a_grasp_moved_up_the_object_raises_the_whole_hand_path_and_is_undone(careful_run: Path) -> None:
+    """grasp_height: the hand holds the block nearer its top (its palm clears what the block goes into), the
+    whole recorded path moved back along the approach axis; too far up the block is refused, and the fix
+    is logged and undone like any other."""
+    from real2gym.real2gym_addon.fixes.edits import FixError, apply_fix, max_grasp_rise, undo_last
+
+    report = json.loads((careful_run / "report.json").read_text())
+    before = np.array([f["position_world"] for f in report["gripper"]["frames"]])
+    apply_fix(report, {"kind": "grasp_height", "object": "block", "rise_m": 0.008})
+    after = np.array([f["position_world"] for f in report["gripper"]["frames"]])
+    axes = np.array(
+        [
+            Rotation.from_quat(np.roll(f["quaternion_world"], -1)).as_matrix()[:, 2]
+            for f in report["gripper"]["frames"]
+        ]
+    )
+    np.testing.assert_allclose(after, before - 0.008 * axes, atol=2e-5)
+    assert (after[:, 2] > before[:, 2]).all()  # a top-down hand: up
+    height = next(o["size"][2] for o in report["objects"] if o["name"] == "block")
+    with pytest.raises(FixError, match="finger pad"):
+        apply_fix(
+            report, {"kind": "grasp_height", "object": "block", "rise_m": max_grasp_rise(height) + 0.002}
+        )
+    assert report["edit_log"][-1]["kind"] == "grasp_height"
+    undo_last(report)
+    np.testing.assert_allclose([f["position_world"] for f in report["gripper"]["frames"]], before)
