@@ -49,6 +49,10 @@ VERIFIED_WITH_TARGET = 0.90
 VERIFIED_WITHOUT_TARGET = 0.75
 WALL_TARGET_S = 360.0
 RUN_TIMEOUT_S = 300
+FOLLOWS_IOU = 0.7
+"""A tracker mask follows the object on a frame where its IoU with the true visible mask is at least this."""
+LOST_RMS_MM = 30.0
+"""A run whose position RMS is over this, or that misses a keyframe, has lost the object's motion."""
 GROUPS = (("tracker", False), ("true", False), ("true", True), ("tracker", True))
 """The table's rows: (masks, with a recording)."""
 _SCENE_FILES = ("video.mp4", "camera.json", "prompts.json", "truth.json", "trajectory.json")
@@ -85,6 +89,8 @@ class Result:
         verified_after: Whether it verified after ``fix --repair`` (False when the run was
             refused); None when ``fix --repair`` does not exist.
         note: Why a figure is missing.
+        follows: With the tracker's masks, the share of the frames where the manipulated object is seen on
+            which its mask's IoU with the true visible mask is at least :data:`FOLLOWS_IOU`; else None.
     """
 
     scene: Scene
@@ -95,6 +101,16 @@ class Result:
     verified_before: bool = False
     verified_after: bool | None = None
     note: str = ""
+    follows: float | None = None
+
+    @property
+    def lost(self) -> bool:
+        """The run lost the manipulated object's motion: no position, RMS over LOST_RMS_MM, or a keyframe missed."""
+        return (
+            self.rms_mm is None
+            or self.rms_mm > LOST_RMS_MM
+            or any(d is None for d in self.keyframes.values())
+        )
 
 
 def _cli() -> str:
@@ -204,6 +220,30 @@ def score(report: dict, truth: dict) -> tuple[float | None, dict[str, int | None
     return rms, keyframes
 
 
+def mask_follows(scene: Scene, out: Path) -> float | None:
+    """Share of the manipulated object's visible frames whose tracker mask (``out/masks/<name>/``) has IoU of
+    at least :data:`FOLLOWS_IOU` with truth's visible mask."""
+    import cv2
+
+    sys.path.insert(0, str(REPO))
+    from real2gym.real2gym_addon.truth import load_truth, mask_iou
+
+    truth = load_truth(scene.folder)
+    name = next(o["name"] for o in json.loads((scene.folder / "truth.json").read_text())["objects"]
+                if o["role"] == "manipulated")  # fmt: skip
+    folder = out / "masks" / name
+    if not folder.is_dir():
+        return None
+    ious = []
+    for frame in truth.objects[name].frames:
+        if not frame.visible:
+            continue
+        image = cv2.imread(str(folder / f"{frame.frame:06d}.png"), cv2.IMREAD_UNCHANGED)
+        found = np.zeros_like(frame.mask()) if image is None else image > 0
+        ious.append(mask_iou(found, frame.mask()))
+    return float(np.mean(np.array(ious) >= FOLLOWS_IOU)) if ious else None
+
+
 def run_scene(scene: Scene) -> Result:
     """Runs the pipeline and then repair on one scene, and scores the run."""
     out = WORK / "out" / scene.name
@@ -227,6 +267,8 @@ def run_scene(scene: Scene) -> Result:
         return result
     report, truth = json.loads(report_path.read_text()), json.loads((scene.folder / "truth.json").read_text())
     result.rms_mm, result.keyframes = score(report, truth)
+    if scene.masks == "tracker":
+        result.follows = mask_follows(scene, out)
     result.verified_before = bool(report["verification"]["passed"])
     try:
         fix = subprocess.run(
@@ -270,13 +312,14 @@ def _print_results(results: list[Result], wall: float) -> None:
         f">= {VERIFIED_WITHOUT_TARGET:.0%} without"
     )
     rows = [
-        ("scene", "masks", "recording", "exit", "RMS mm", "keyframe error (frames)", "verified", "after repair",
-         "s")
+        ("scene", "masks", "recording", "IoU>=0.7", "exit", "RMS mm", "keyframe error (frames)", "verified",
+         "after repair", "s")
     ]  # fmt: skip
     for r in results:
         rms = "n/a" if r.rms_mm is None else f"{r.rms_mm:.1f}"
         after = _yes(r.verified_after) + (f" ({r.note})" if r.note else "")
-        rows.append((r.scene.name, r.scene.masks, r.scene.recording or "none", str(r.exit_code), rms,
+        follows = "-" if r.follows is None else f"{r.follows:.0%}"
+        rows.append((r.scene.name, r.scene.masks, r.scene.recording or "none", follows, str(r.exit_code), rms,
                      _keyframe_text(r.keyframes),
                      _yes(r.verified_before), after, f"{r.seconds:.0f}"))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -305,6 +348,13 @@ def _print_results(results: list[Result], wall: float) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    following = [r for r in results if r.follows is not None and r.follows > 0.5]
+    lost = [r.scene.name for r in following if r.lost]
+    print(
+        f"bench_motion: tracker masks that follow the object (IoU >= {FOLLOWS_IOU} on most frames): "
+        f"{len(following)} scenes; of them {len(lost)} lost the motion (RMS > {LOST_RMS_MM:g} mm or a keyframe "
+        f"missed){': ' + ', '.join(lost) if lost else ''}"
+    )
     rms = [r.rms_mm for r in results if r.rms_mm is not None]
     if rms:
         print(
@@ -357,6 +407,10 @@ def run(args) -> list[Figure]:
                               target=f"<= {RMS_TARGET_MM:g}", passed=float(np.median(rms)) <= RMS_TARGET_MM))  # fmt: skip
         figures.append(Figure(NAME, "position RMS, worst scene", max(rms), "mm", target=f"<= {RMS_TARGET_MM:g}",
                               passed=max(rms) <= RMS_TARGET_MM))  # fmt: skip
+    following = [r for r in results if r.follows is not None and r.follows > 0.5]
+    figures.append(Figure(NAME, f"tracker scenes whose masks follow the object (of {len(following)}) that lost its motion",
+                          float(sum(r.lost for r in following)), "", target="0",
+                          passed=not any(r.lost for r in following)))  # fmt: skip
     figures.append(Figure(NAME, f"wall time ({len(scenes)} scenes, 2 at a time)", wall, "s",
                           target=f"< {WALL_TARGET_S:g} s", passed=wall < WALL_TARGET_S))  # fmt: skip
     return figures
