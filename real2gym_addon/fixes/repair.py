@@ -5,9 +5,9 @@ the Blender *Repair* button do. Each round takes the first suggestion of the
 current verification (``suggest.suggest_fixes``: a widened release, an offset at
 the grasp, a keyframe moved to where the fingers touch, a rim scale, wall pieces
 for a closed hull) that has not been tried, applies it through the edit log
-(``edits.apply_fix``), and verifies again. A step that does not help (fewer
-checks failing, or its own check passing and none that passed failing) is undone
-at once (and logged as reverted). The loop stops when the
+(``edits.apply_fix``), and verifies again. A step after which more checks fail,
+the same checks fail, or the task starts failing is undone at once (and logged as
+reverted). The loop stops when the
 scene verifies, when no untried suggestion is left, or after ``rounds`` rounds.
 Every kept step is an ordinary entry of the edit log, so the artist can see and
 undo each one (``real2gym fix OUT --undo``, *Undo Fix* in Blender).
@@ -98,16 +98,25 @@ def repair_run(
         failed_after = _failed(updated)
         step = {"fix": fix, "text": suggestion["text"], "check": suggestion["check"], "kept": True,
                 "failed_after": failed_after}  # fmt: skip
-        # Kept only if it helps: fewer checks fail, or its own check passes and none starts failing. A step
-        # that changes nothing that matters stays out of the scene (five such steps once moved a block
-        # 6 cm and its grasp 12 frames, and the scene failed as before).
-        own_passes = suggestion["check"] not in failed_after and set(failed_after) <= set(failed_before)
-        if not (len(failed_after) < len(failed_before) or own_passes):
+        # Kept only if it changes what fails without making more fail or breaking the task: a step after
+        # which the same checks fail changed nothing that matters (five such steps once moved a block 6 cm
+        # and its grasp 12 frames in a scene that failed as before), and one that breaks the task trades
+        # the purpose for a figure. A step that swaps one failure for another is kept: repairs take
+        # several steps (the hand brought in from above, then the grasp moved up the object).
+        newly = set(failed_after) - set(failed_before)
+        helps = (
+            len(failed_after) <= len(failed_before)
+            and set(failed_after) != set(failed_before)
+            and "task_success" not in newly
+        )
+        if not helps:
             updated, verified = verify_after(undo_last)
-            step.update(
-                kept=False,
-                reverted=f"{len(failed_after)} checks failed after it, {len(failed_before)} before",
-            )
+            why = (
+                "the task failed after it" if "task_success" in newly
+                else "the same checks failed after it" if set(failed_after) == set(failed_before)
+                else f"{len(failed_after)} checks failed after it, {len(failed_before)} before"
+            )  # fmt: skip
+            step.update(kept=False, reverted=why)
         steps.append(step)
         report, verification = updated, verified
     if report.verification.passed:
