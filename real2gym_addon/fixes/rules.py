@@ -67,10 +67,10 @@ class SuggestionContext:
     contact: int | None
 
 
-def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) -> float | None:
+def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) -> tuple[float, str] | None:
     """How far up the moved object the grasp must go for the palm to clear the top of what the hand knocked
     while carrying it (or the fingertips, where the fingers do not fit in a container's opening), at most
-    what the object's height allows; None where that is no help."""
+    what the object's height allows, and which of the two; None where that is no help."""
     samples = report["gripper"]["frames"]
     knocked = find_object(report, hand["object"])
     frame = int(hand["frame"])
@@ -80,7 +80,7 @@ def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) 
         float(s["position_world"][2]) for s in samples[frame : last + 1] or samples[frame : frame + 1]
     )
     spec = GripperSpec()
-    reach = spec.finger_size[2] - FINGERTIP_BELOW  # grasp centre to the finger roots and palm
+    reach, part = spec.finger_size[2] - FINGERTIP_BELOW, "palm"  # grasp centre to the finger roots and palm
     shape = Shape.from_report(knocked)
     inner = shape.params.get("inner_radius") if shape.is_container else None
     if inner is not None:
@@ -90,12 +90,12 @@ def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) 
         gaps = [float(s["gripper"]) * MAX_OPENING for s in samples[frame : last + 1]] or [MAX_OPENING]
         fingers = float(np.hypot(max(min(gaps), held) / 2 + spec.finger_size[1], spec.finger_size[0] / 2))
         if fingers > inner - PALM_MARGIN:
-            reach = -FINGERTIP_BELOW
+            reach, part = -FINGERTIP_BELOW, "fingers"
     needed = top + PALM_MARGIN - (lowest + reach)
     limit = max_grasp_rise(float(find_object(report, moved_name)["size"][2]))
     if needed <= 0 or limit < 0.002:
         return None
-    return float(np.floor(min(needed, limit) * 1e4) / 1e4)  # never past the limit by rounding
+    return float(np.floor(min(needed, limit) * 1e4) / 1e4), part  # never past the limit by rounding
 
 
 def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
@@ -138,11 +138,15 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
         })  # fmt: skip
     carrying_into = hand.get("phase") == "carry" and hand.get("object") not in (None, moved_name)
     if "hand_clearance" in failing and report.get("gripper") and carrying_into:
-        rise = _grasp_rise(report, hand, moved_name, context.release)
-        if rise is not None:
+        found = _grasp_rise(report, hand, moved_name, context.release)
+        if found is not None:
+            rise, part = found
+            onto = (
+                "its palm comes down onto it" if part == "palm" else "its fingers do not fit in its opening"
+            )
             suggestions.append({
                 "text": f"the hand knocks the {hand['object']} while it carries the {moved_name} (frame "
-                        f"{hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): its palm comes down onto it; "
+                        f"{hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): {onto}; "
                         f"grasp the {moved_name} {rise * 1000:.0f} mm higher?",
                 "check": "hand_clearance", "frame": hand["frame"],
                 "fix": {"kind": "grasp_height", "object": moved_name, "rise_m": rise},

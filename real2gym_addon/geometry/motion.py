@@ -45,6 +45,7 @@ MIN_FACING = 0.5
 FACING_RMS_SLACK = 0.001
 """m: the mirrored fit is taken if its points' RMS distance is at most this much worse."""
 MAX_STEP = 0.03
+"""How far (m) an object may move between two measured frames."""
 FEW_POINTS = 3
 """Depth points under a partly seen mask that, too few to fit the shape to, still give its distance."""
 PREDICTED_SPEED_SHARE = 0.5
@@ -52,7 +53,6 @@ PREDICTED_SPEED_SHARE = 0.5
 stop, and over a long hidden stretch a prediction at full speed runs on past where the object stopped
 (measured on two scenes without depth points under the hand: at full speed the carried object ran 37 cm
 past the cup; with none kept a fast lift was lost)."""
-"""How far (m) an object may move between two measured frames."""
 RESTING_SLACK = 1.25
 """A resting object stays on the table unless lifting it lowers its points' RMS distance below
 1 / RESTING_SLACK of the resting fit's, less ..."""

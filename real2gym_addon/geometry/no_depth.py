@@ -39,6 +39,7 @@ to where its motion so far puts it (a hand carrying a block hides all but a sliv
 is across the view but not its distance); moving it this far from there costs as much as leaving
 1 / :data:`PARTLY_SEEN_WEIGHT` of the mask unexplained."""
 PARTLY_SEEN_WEIGHT = 20.0
+"""Cost of leaving all of a partly seen mask outside the silhouette, in units of the prior's (see above)."""
 PARTLY_SEEN_EXPLAINED = 0.8
 """A partly seen pose is kept only where its silhouette covers this share of the mask's pixels."""
 GOOD_MATCH = 0.1
