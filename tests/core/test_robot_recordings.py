@@ -402,3 +402,38 @@ def test_a_grasp_moved_up_the_object_raises_the_whole_hand_path_and_is_undone(ca
     assert report["edit_log"][-1]["kind"] == "grasp_height"
     undo_last(report)
     np.testing.assert_allclose([f["position_world"] for f in report["gripper"]["frames"]], before)
+
+
+def test_the_grasp_is_moved_up_as_far_as_the_palm_or_the_fingers_need() -> None:
+    """The rule behind the grasp_height suggestion: a palm that comes down onto a cup's rim while the hand
+    lowers a block into it needs the grasp moved up by what it overlaps (plus 5 mm); fingers around a can
+    as wide as the cup's opening must stay above the rim altogether, at most as far as leaves 1 cm of pad."""
+    from real2gym.real2gym_addon.fixes.edits import max_grasp_rise
+    from real2gym.real2gym_addon.fixes.rules import PALM_MARGIN, _grasp_rise
+    from real2gym.real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, GripperSpec
+
+    def report(held_size, cup_inner, lowest):
+        params = {
+            "outer_radius": 0.038,
+            "inner_radius": cup_inner,
+            "wall_thickness": 0.038 - cup_inner,
+            "bottom_thickness": 0.006,
+        }
+        cup = {"name": "cup", "shape": "cup", "size": [0.076, 0.076, 0.076], "role": "container", "params": params,
+               "frames": [{"frame": f, "position_world": [0.1, 0.0, 0.038]} for f in range(10)]}  # fmt: skip
+        held = {"name": "held", "shape": "box", "size": list(held_size),
+                "frames": [{"frame": f, "position_world": [0.1, 0.0, 0.1]} for f in range(10)]}  # fmt: skip
+        gripper = {"frames": [{"frame": f, "position_world": [0.1, 0.0, 0.2 - 0.02 * f if f < 8 else lowest],
+                               "gripper": 0.0} for f in range(10)]}  # fmt: skip
+        return {"objects": [held, cup], "gripper": gripper}
+
+    hand = {"object": "cup", "phase": "carry", "frame": 5, "moved_m": 0.05}
+    palm = GripperSpec().finger_size[2] - FINGERTIP_BELOW
+    # A 30 mm block in a cup 69 mm across: the fingers fit in, the palm at 33 + 42 mm meets the 76 mm rim.
+    rise, part = _grasp_rise(report((0.03, 0.042, 0.054), 0.0347, 0.033), hand, "held", 9)
+    assert part == "palm" and rise == pytest.approx(0.076 + PALM_MARGIN - (0.033 + palm), abs=1e-4)
+    # A 62 mm can in a cup 69 mm across: the fingers around it do not fit; at most 1 cm of pad stays on it.
+    rise, part = _grasp_rise(report((0.062, 0.062, 0.08), 0.0347, 0.045), hand, "held", 9)
+    assert part == "fingers" and rise == pytest.approx(max_grasp_rise(0.08), abs=1e-4)
+    # The palm well above the rim: nothing to move.
+    assert _grasp_rise(report((0.03, 0.042, 0.054), 0.0347, 0.06), hand, "held", 9) is None
