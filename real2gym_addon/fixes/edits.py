@@ -18,7 +18,7 @@ from scipy.spatial.transform import Rotation
 from ..errors import Real2GymError
 from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.shapes import Shape
-from ..mjcf.gripper import MAX_OPENING
+from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
@@ -287,8 +287,6 @@ def max_grasp_rise(size_z: float) -> float:
 
     The pads reach ``FINGERTIP_BELOW`` past the grasp centre, which sits at the object's centre height.
     """
-    from ..mjcf.gripper import FINGERTIP_BELOW
-
     return max(0.0, size_z / 2 + FINGERTIP_BELOW - MIN_PAD_OVERLAP)
 
 

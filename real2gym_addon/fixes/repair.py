@@ -103,17 +103,14 @@ def repair_run(
         # and its grasp 12 frames in a scene that failed as before), and one that breaks the task trades
         # the purpose for a figure. A step that swaps one failure for another is kept: repairs take
         # several steps (the hand brought in from above, then the grasp moved up the object).
-        newly = set(failed_after) - set(failed_before)
-        helps = (
-            len(failed_after) <= len(failed_before)
-            and set(failed_after) != set(failed_before)
-            and "task_success" not in newly
-        )
+        before, after = set(failed_before), set(failed_after)
+        newly = after - before
+        helps = len(after) <= len(before) and after != before and "task_success" not in newly
         if not helps:
             updated, verified = verify_after(undo_last)
             why = (
                 "the task failed after it" if "task_success" in newly
-                else "the same checks failed after it" if set(failed_after) == set(failed_before)
+                else "the same checks failed after it" if after == before
                 else f"{len(failed_after)} checks failed after it, {len(failed_before)} before"
             )  # fmt: skip
             step.update(kept=False, reverted=why)

@@ -72,7 +72,7 @@ def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) 
     while carrying it (or the fingertips, where the fingers do not fit in a container's opening), at most
     what the object's height allows, and which of the two; None where that is no help."""
     samples = report["gripper"]["frames"]
-    knocked = find_object(report, hand["object"])
+    knocked, moved = find_object(report, hand["object"]), find_object(report, moved_name)
     frame = int(hand["frame"])
     top = float(knocked["frames"][frame]["position_world"][2]) + float(knocked["size"][2]) / 2
     last = len(samples) - 1 if release is None else min(release, len(samples) - 1)
@@ -86,13 +86,13 @@ def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) 
     if inner is not None:
         # Fingers around the held object that do not fit in the container's opening must stay above its rim.
         # The fingers close on the held object (a commanded closure records 0, not the object's width).
-        held = float(min(find_object(report, moved_name)["size"][:2]))
+        held = float(min(moved["size"][:2]))
         gaps = [float(s["gripper"]) * MAX_OPENING for s in samples[frame : last + 1]] or [MAX_OPENING]
         fingers = float(np.hypot(max(min(gaps), held) / 2 + spec.finger_size[1], spec.finger_size[0] / 2))
         if fingers > inner - PALM_MARGIN:
             reach, part = -FINGERTIP_BELOW, "fingers"
     needed = top + PALM_MARGIN - (lowest + reach)
-    limit = max_grasp_rise(float(find_object(report, moved_name)["size"][2]))
+    limit = max_grasp_rise(float(moved["size"][2]))
     if needed <= 0 or limit < 0.002:
         return None
     return float(np.floor(min(needed, limit) * 1e4) / 1e4), part  # never past the limit by rounding

@@ -200,6 +200,14 @@ def align(
     return pose[:3], float(pose[3]), lean, rms
 
 
+def behind_seen_surface(shape: Shape, cloud: np.ndarray, eye: np.ndarray) -> np.ndarray:
+    """The centre of an object whose seen surface is ``cloud`` (world ``Nx3``), seen from ``eye``: the seen
+    surface is the near side, so the centre lies half the object's smallest size further along the view."""
+    centroid = np.median(cloud, axis=0)
+    view = centroid - eye
+    return centroid + view / np.linalg.norm(view) * min(shape.size) / 2
+
+
 def predicted_position(history: list[tuple[int, np.ndarray]], frame: int) -> np.ndarray:
     """Where the motion so far (``(frame, position)`` pairs, latest last) puts an object on ``frame``.
 
@@ -277,10 +285,9 @@ def track(
                 if points is not None and len(points) >= FEW_POINTS:
                     # A few depth points still say how far away the part that shows is.
                     camera_pose = pose_at(world_from_camera, frame)
-                    eye, seen = camera_pose[:3, 3], np.median(transform(camera_pose, points), axis=0)
-                    view = (seen - eye) / np.linalg.norm(seen - eye)
-                    if np.linalg.norm(seen - predicted) < reach:
-                        predicted = seen + view * min(shape.size) / 2
+                    cloud = transform(camera_pose, points)
+                    if np.linalg.norm(np.median(cloud, axis=0) - predicted) < reach:
+                        predicted = behind_seen_surface(shape, cloud, camera_pose[:3, 3])
                 found = partly_seen(frame, predicted, yaw)
                 if found is not None:
                     position = found
@@ -304,10 +311,7 @@ def track(
                     world = world[rng.choice(len(world), max_points, replace=False)]
 
                 def from_points(cloud=world, eye=camera_centre):
-                    # The seen surface is the near side: the centre lies half a size further along the view.
-                    centroid = np.median(cloud, axis=0)
-                    view = centroid - eye
-                    return centroid + view / np.linalg.norm(view) * min(shape.size) / 2
+                    return behind_seen_surface(shape, cloud, eye)
 
                 # Resting objects stand upright; a lifted one may lean, where enough of it is seen.
                 lifted = position[2] - shape.size[2] / 2 > LIFTED or np.any(tilt)
@@ -361,10 +365,7 @@ def track(
                 position, yaw, tilt, _ = fit
                 positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
                 history.append((frame, position.copy()))
-    motion = _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts)
-    if partly.any() and not motion.static:
-        motion.partly_seen = partly
-    return motion
+    return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts, partly)
 
 
 def standing_centre(positions: np.ndarray) -> np.ndarray | None:
@@ -396,9 +397,12 @@ def measurement_jitter(positions: np.ndarray) -> float:
 
 
 def _finish(
-    positions, yaws, measured, start_position, start_yaw, gripper=None, size=None, tilts=None
+    positions, yaws, measured, start_position, start_yaw, gripper=None, size=None, tilts=None, partly=None
 ) -> Motion:
-    """Bridges the unmeasured frames (from the gripper where it holds the object), smooths, finds static."""
+    """Bridges the unmeasured frames (from the gripper where it holds the object), smooths, finds static.
+
+    ``partly`` marks the measured frames placed from a partly seen mask alone (``Motion.partly_seen``
+    of a moving object)."""
     count = len(positions)
     if not measured.any():
         return Motion(np.tile(start_position, (count, 1)), np.full(count, start_yaw), measured, static=True)
@@ -423,7 +427,8 @@ def _finish(
         )
     if count >= SMOOTHING_WINDOW:
         positions, yaws, tilts = smooth(positions), smooth(yaws), smooth(tilts)
-    return Motion(positions, yaws, measured, tilts=tilts if np.any(tilts) else None)
+    partly = partly if partly is not None and partly.any() else None
+    return Motion(positions, yaws, measured, tilts=tilts if np.any(tilts) else None, partly_seen=partly)
 
 
 SMOOTHING_WINDOW = 7

@@ -58,6 +58,17 @@ def _ray_on_table(camera: Camera, world_from_camera: np.ndarray, u: float, v: fl
     return origin + direction * (-origin[2] / direction[2])
 
 
+def _mask_ray(
+    camera: Camera, world_from_camera: np.ndarray, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The camera's centre and the unit ray (world) through the mask's centroid."""
+    ys, xs = np.nonzero(mask)
+    ray = world_from_camera[:3, :3] @ np.array(
+        [(xs.mean() - camera.cx) / camera.fx, (ys.mean() - camera.cy) / camera.fy, 1.0]
+    )
+    return world_from_camera[:3, 3], ray / np.linalg.norm(ray)
+
+
 def pseudo_points(mask: np.ndarray, camera: Camera, camera_from_world: np.ndarray) -> np.ndarray:
     """A rough box of world points standing on the table where the mask's object rests.
 
@@ -133,12 +144,8 @@ def fit_partly_seen(
 
     # From where the motion puts it, and from the mask's ray at that distance from the camera (a silhouette
     # clear of the mask has no slope to follow towards it).
-    eye = invert(camera_from_world)[:3, 3]
-    ys, xs = np.nonzero(mask)
-    ray = invert(camera_from_world)[:3, :3] @ np.array(
-        [(xs.mean() - camera.cx) / camera.fx, (ys.mean() - camera.cy) / camera.fy, 1.0]
-    )
-    on_ray = eye + ray / np.linalg.norm(ray) * float(np.linalg.norm(np.asarray(predicted) - eye))
+    eye, ray = _mask_ray(camera, invert(camera_from_world), mask)
+    on_ray = eye + ray * float(np.linalg.norm(np.asarray(predicted) - eye))
     best = None
     for start in (np.array(predicted, float), on_ray):
         start[2] = max(start[2], shape.size[2] / 2)
@@ -237,13 +244,9 @@ def track_silhouettes(
         on_table = fit(np.r_[x[:2], rest_z, x[3]], mask, resting=True)
         if loss(on_table, mask, None) < GOOD_MATCH:
             return on_table
-        world_from_camera = invert(pose_at(camera_from_world, view["frame"]))
-        ys, xs = np.nonzero(mask)
-        ray = world_from_camera[:3, :3] @ np.array(
-            [(xs.mean() - camera.cx) / camera.fx, (ys.mean() - camera.cy) / camera.fy, 1.0]
-        )
+        eye, ray = _mask_ray(camera, invert(pose_at(camera_from_world, view["frame"])), mask)
         distance = reference[0] * np.sqrt(reference[1] / area)
-        seed = world_from_camera[:3, 3] + ray / np.linalg.norm(ray) * distance
+        seed = eye + ray * distance
         fits = [fit(x, mask), fit(np.r_[seed, x[3]], mask)]
         best = min(fits, key=lambda f: loss(f, mask, None))
         return on_table if loss(on_table, mask, None) < loss(best, mask, None) + RESTING_MARGIN else best
@@ -288,7 +291,4 @@ def track_silhouettes(
                     state = free_fit(state, mask, area)
             positions[frame], yaws[frame], measured[frame] = state[:3], state[3], True
             history.append((frame, state[:3].copy()))
-    motion = _finish(positions, yaws, measured, start_position, start_yaw)
-    if partly.any() and not motion.static:
-        motion.partly_seen = partly
-    return motion
+    return _finish(positions, yaws, measured, start_position, start_yaw, partly=partly)

@@ -116,11 +116,7 @@ def mask_outside(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> floa
     box = mask_box(mask)
     if box is None:
         return 1.0
-    h, w = mask.shape
-    x0 = int(max(0, min(box[0], np.floor(polygon[:, 0].min())) - margin))
-    y0 = int(max(0, min(box[1], np.floor(polygon[:, 1].min())) - margin))
-    x1 = int(min(w, max(box[2], np.ceil(polygon[:, 0].max())) + margin + 1))
-    y1 = int(min(h, max(box[3], np.ceil(polygon[:, 1].max())) + margin + 1))
+    x0, y0, x1, y1 = _joint_box(polygon, [box], mask.shape, margin)
     crop = mask[y0:y1, x0:x1]
     if x1 <= x0 or y1 <= y0 or not crop.any():
         return 1.0
@@ -134,19 +130,28 @@ def silhouette_ious(polygon: np.ndarray, masks: list[np.ndarray], margin: int = 
     return [1.0 - mismatch for mismatch in _mismatches(polygon, masks, 1.0, margin)]
 
 
-def _mismatches(
-    polygon: np.ndarray, masks: list[np.ndarray], unseen_weight: float, margin: int
-) -> list[float]:
-    """:func:`silhouette_mismatch` against each mask; 1 for an empty mask."""
-    h, w = masks[0].shape
-    boxes = [box for box in map(mask_box, masks) if box is not None]
-    if not boxes:
-        return [1.0] * len(masks)
+def _joint_box(
+    polygon: np.ndarray, boxes: list, shape: tuple[int, int], margin: int
+) -> tuple[int, int, int, int]:
+    """``(x0, y0, x1, y1)``, end exclusive, of the polygon and the mask boxes together, ``margin`` pixels
+    wider, within an image of ``shape``."""
+    h, w = shape
     low, high = np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]
     x0 = int(max(0, min(low[0], np.floor(polygon[:, 0].min())) - margin))
     y0 = int(max(0, min(low[1], np.floor(polygon[:, 1].min())) - margin))
     x1 = int(min(w, max(high[0], np.ceil(polygon[:, 0].max())) + margin + 1))
     y1 = int(min(h, max(high[1], np.ceil(polygon[:, 1].max())) + margin + 1))
+    return x0, y0, x1, y1
+
+
+def _mismatches(
+    polygon: np.ndarray, masks: list[np.ndarray], unseen_weight: float, margin: int
+) -> list[float]:
+    """:func:`silhouette_mismatch` against each mask; 1 for an empty mask."""
+    boxes = [box for box in map(mask_box, masks) if box is not None]
+    if not boxes:
+        return [1.0] * len(masks)
+    x0, y0, x1, y1 = _joint_box(polygon, boxes, masks[0].shape, margin)
     if x1 <= x0 or y1 <= y0:
         return [1.0] * len(masks)
     coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
