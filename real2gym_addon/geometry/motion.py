@@ -58,6 +58,14 @@ RESTING_SLACK = 1.25
 1 / RESTING_SLACK of the resting fit's, less ..."""
 RESTING_RMS = 0.001
 """... this many metres."""
+UNMOVED_SLACK = 0.0002
+"""m: a resting object whose new points lie within RESTING_SLACK times its last resting fit's RMS distance,
+plus this, of where it stood (and within UNMOVED_RMS) has not moved: it keeps that pose, unfitted. A fit
+would move it by the new points' noise alone; for a container standing through the video the fits were two
+thirds of the motion stage's time. A push is a fit again: the points' RMS at the old pose grows by about
+the push (with 1 mm of depth noise, a push of 2 mm makes it 2.2 mm)."""
+UNMOVED_RMS = 0.002
+"""m: ... so that on noisy depth (a resting fit's RMS of a few mm) a push of that size is not kept still."""
 LAST_SEEN_S = 0.2
 """Seconds before an object disappears for good over which its measured frames say where it fell."""
 STATIC_TOLERANCE = 0.005
@@ -277,7 +285,9 @@ def track(
         position, yaw, tilt = start_position.copy(), start_yaw, np.zeros(2)
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
         history = [(start_frame, position.copy())]
+        still_rms = None  # the last frame's resting fit's RMS distance, while it rested where it was fitted
         for frame in frames:
+            reference, still_rms = still_rms, None
             points = points_per_frame[frame]
             held = grasp is not None and grasp <= frame < release
             if (points is None or len(points) < MIN_POINTS) and partly_seen is not None and not held:
@@ -317,6 +327,20 @@ def track(
                 lifted = position[2] - shape.size[2] / 2 > LIFTED or np.any(tilt)
                 free_tilt = bool(lifted and len(world) >= MIN_TILT_POINTS)
                 resting = None
+                if not (lost or lifted or held) and reference is not None:
+                    kept = float(
+                        np.sqrt(np.mean(surface_distance(shape, (world - position) @ orientation(yaw)) ** 2))
+                    )
+                    if kept <= min(UNMOVED_RMS, RESTING_SLACK * reference + UNMOVED_SLACK):
+                        positions[frame], yaws[frame], tilts[frame], measured[frame] = (
+                            position,
+                            yaw,
+                            tilt,
+                            True,
+                        )
+                        history.append((frame, position.copy()))
+                        still_rms = reference
+                        continue
                 if not (lost or lifted or held):
                     # It rested on the last frame: it still rests unless the points say clearly otherwise.
                     # A part-seen object's points pull a free fit up or down by millimetres, differently
@@ -361,6 +385,7 @@ def track(
                 ):
                     fit = resting
                 # Depth noise lies along the rays: the fit's distance is set by the points' median along them.
+                still_rms = fit[3] if fit is resting else None
                 fit = along_rays(shape, fit, world, camera_centre, keep_height=fit is resting)
                 position, yaw, tilt, _ = fit
                 positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True

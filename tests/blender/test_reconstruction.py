@@ -503,7 +503,7 @@ def test_compare_renders_the_reconstruction_in_blender(full_run: Path, run_copy:
     scene.frame_set(5)
     engine, resolution = scene.render.engine, scene.render.resolution_percentage
     comparison = _bridge("comparison")
-    compared = comparison.compare_in_scene(scene, run_copy)  # without matplotlib the plot is drawn by OpenCV
+    compared = comparison.compare_in_scene(scene, run_copy)
     assert (run_copy / "compare" / "errors.png").is_file()
     assert compared.blender_tile, compared.warnings
     assert (run_copy / compared.artifacts["comparison_video"]).is_file()

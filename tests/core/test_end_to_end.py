@@ -139,14 +139,27 @@ def test_compare_renders_aligned_panels(finished_run: Path, tmp_path: Path) -> N
     assert blue.sum() > 500 and inside > 0.8, (blue.sum(), inside)
 
 
-def test_error_plot_without_matplotlib(tmp_path: Path) -> None:
-    """Blender's own Python has no matplotlib: the plot is drawn with OpenCV instead."""
-    from real2gym.real2gym_addon.render import _error_plot_opencv
+def test_error_plot_is_drawn_with_opencv(tmp_path: Path) -> None:
+    """The error plot needs no plotting library (Blender's Python has none): each object's line is drawn in
+    its colour, a keyframe as a dotted grey vertical at its frame, and the rising line ends higher than it
+    starts."""
+    from real2gym.real2gym_addon.render import _PLOT_COLOURS, error_plot
 
     errors = {"block": np.linspace(0, 0.02, 150), "cup": np.full(150, 0.001)}
-    _error_plot_opencv(tmp_path / "errors.png", errors, [{"frame": 52, "event": "grasp"}], 30.0)
+    error_plot(tmp_path / "errors.png", errors, [{"frame": 52, "event": "grasp"}], 30.0)
     image = cv2.imread(str(tmp_path / "errors.png"))
-    assert image.shape == (320, 800, 3) and image.std() > 10
+    assert image.shape == (320, 800, 3)
+    block = np.all(np.abs(image.astype(int) - _PLOT_COLOURS[0]) < 30, axis=2)
+    ys, xs = np.nonzero(block[:, 60:])
+    assert len(xs) > 300
+    # Image rows grow downwards: the block's line at its right end is higher than at its left.
+    assert ys[xs > xs.max() - 20].mean() < ys[xs < xs.min() + 20].mean() - 100
+    cup = np.all(np.abs(image.astype(int) - _PLOT_COLOURS[1]) < 30, axis=2)
+    assert cup[:, 60:].sum() > 300
+    # The keyframe: grey pixels in a column about a third of the way across the plot area.
+    x = 56 + round(52 * (800 - 56 - 16) / 149)
+    grey = np.all(np.abs(image[40:270, x - 1 : x + 2].astype(int) - 150) < 20, axis=2)
+    assert grey.sum() > 20
 
 
 def test_view_replays_the_demo_in_mujocos_viewer(finished_run: Path, tmp_path: Path) -> None:
