@@ -8,6 +8,7 @@ both stand on this module, and neither on the other's internals.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..demo import Camera
 from .camera import invert, pose_matrix, yaw_rotation
 from .distance import surface_distance
 from .shapes import Shape
-from .silhouette import silhouette_ious, silhouette_polygon
+from .silhouette import mask_box, silhouette_ious, silhouette_polygon
 
 DEPTH_WEIGHT = 0.1
 """Weight of the depth points' mean distance to a profiled shape (capped at DEPTH_CAP, as a fraction of it)."""
@@ -40,6 +41,11 @@ class RestView:
     points_world: np.ndarray
     camera_from_world: np.ndarray
     from_depth: bool = True
+
+    @functools.cached_property
+    def box(self) -> tuple[int, int, int, int] | None:
+        """The mask's :func:`~.silhouette.mask_box` (a fit asks for it on every try)."""
+        return mask_box(self.mask)
 
 
 @dataclasses.dataclass
@@ -65,17 +71,20 @@ def _silhouette_error(shape: Shape, position, yaw, views: list[RestView], camera
     """Mean 1 - IoU over the views; views from one camera pose share one projected outline."""
     world_from_object = pose_matrix(np.asarray(position), yaw_rotation(yaw))
     errors = []
-    for camera_from_world, masks in _views_by_pose(views):
+    for camera_from_world, masks, boxes in _views_by_pose(views):
         polygon = silhouette_polygon(shape, camera_from_world @ world_from_object, camera)
-        errors += [1.0 - iou for iou in silhouette_ious(polygon, masks)]
+        errors += [1.0 - iou for iou in silhouette_ious(polygon, masks, boxes=boxes)]
     return float(np.mean(errors))
 
 
-def _views_by_pose(views: list[RestView]) -> list[tuple[np.ndarray, list[np.ndarray]]]:
-    groups: dict[bytes, tuple[np.ndarray, list[np.ndarray]]] = {}
+def _views_by_pose(views: list[RestView]) -> list[tuple[np.ndarray, list[np.ndarray], list]]:
+    """The views grouped by camera pose: ``(camera_from_world, masks, their mask boxes)`` per pose."""
+    groups: dict[bytes, tuple[np.ndarray, list[np.ndarray], list]] = {}
     for view in views:
         key = np.asarray(view.camera_from_world, float).tobytes()
-        groups.setdefault(key, (view.camera_from_world, []))[1].append(view.mask)
+        group = groups.setdefault(key, (view.camera_from_world, [], []))
+        group[1].append(view.mask)
+        group[2].append(view.box)
     return list(groups.values())
 
 

@@ -124,10 +124,13 @@ def mask_outside(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> floa
     return float((crop * (1.0 - coverage)).sum() / crop.sum())
 
 
-def silhouette_ious(polygon: np.ndarray, masks: list[np.ndarray], margin: int = 4) -> list[float]:
+def silhouette_ious(
+    polygon: np.ndarray, masks: list[np.ndarray], margin: int = 4, boxes: list | None = None
+) -> list[float]:
     """:func:`silhouette_iou` of one polygon against several masks of one size (the outline's
-    coverage is computed once, over the joint bounding box)."""
-    return [1.0 - mismatch for mismatch in _mismatches(polygon, masks, 1.0, margin)]
+    coverage is computed once, over the joint bounding box). ``boxes``: the masks' :func:`mask_box`, where
+    the caller has them (a fit tries many polygons against the same masks)."""
+    return [1.0 - mismatch for mismatch in _mismatches(polygon, masks, 1.0, margin, boxes)]
 
 
 def _joint_box(
@@ -145,24 +148,31 @@ def _joint_box(
 
 
 def _mismatches(
-    polygon: np.ndarray, masks: list[np.ndarray], unseen_weight: float, margin: int
+    polygon: np.ndarray, masks: list[np.ndarray], unseen_weight: float, margin: int, boxes: list | None = None
 ) -> list[float]:
-    """:func:`silhouette_mismatch` against each mask; 1 for an empty mask."""
-    boxes = [box for box in map(mask_box, masks) if box is not None]
-    if not boxes:
+    """:func:`silhouette_mismatch` against each mask; 1 for an empty mask.
+
+    With the polygon's coverage ``c`` (in [0, 1]) and a mask's ``m`` pixels: missed = sum over m of (1 - c),
+    unseen = sum of c off m, union = sum of max(c, m) = missed + sum of c; so one sum of c under the mask
+    gives all three.
+    """
+    boxes = [mask_box(mask) for mask in masks] if boxes is None else boxes
+    present = [box for box in boxes if box is not None]
+    if not present:
         return [1.0] * len(masks)
-    x0, y0, x1, y1 = _joint_box(polygon, boxes, masks[0].shape, margin)
+    x0, y0, x1, y1 = _joint_box(polygon, present, masks[0].shape, margin)
     if x1 <= x0 or y1 <= y0:
         return [1.0] * len(masks)
     coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
+    total = float(coverage.sum())
     mismatches = []
-    for mask in masks:
-        crop = mask[y0:y1, x0:x1]
-        union = np.maximum(coverage, crop).sum()
-        if not union or not crop.any():
+    for mask, box in zip(masks, boxes, strict=True):
+        crop = mask[y0:y1, x0:x1] if box is not None else None
+        seen = np.count_nonzero(crop) if crop is not None else 0
+        if not seen:
             mismatches.append(1.0)
             continue
-        missed = (crop * (1.0 - coverage)).sum()
-        unseen = (coverage * ~crop).sum()
-        mismatches.append(float((missed + unseen_weight * unseen) / union))
+        covered = float(coverage[crop].sum())
+        missed, unseen = seen - covered, total - covered
+        mismatches.append(float((missed + unseen_weight * unseen) / (missed + total)))
     return mismatches

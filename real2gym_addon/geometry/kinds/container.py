@@ -115,17 +115,21 @@ def cross_section_distance(radial: np.ndarray, section: np.ndarray) -> np.ndarra
     """
     starts, ends = section, np.roll(section, -1, axis=0)
     edges = ends - starts
-    rel = radial[:, None, :] - starts[None]
-    t = np.clip(np.einsum("nkd,kd->nk", rel, edges) / np.maximum((edges**2).sum(axis=1), 1e-18), 0.0, 1.0)
-    gap = np.linalg.norm(rel - t[..., None] * edges[None], axis=2)
-    on_axis = (np.abs(starts[:, 0]) < 1e-12) & (np.abs(ends[:, 0]) < 1e-12)
-    distance = gap[:, ~on_axis].min(axis=1)
+    r, z = radial[:, 0:1], radial[:, 1:2]
+    surface = ~((np.abs(starts[:, 0]) < 1e-12) & (np.abs(ends[:, 0]) < 1e-12))
+    # Each point to each surface edge, as (N, K) arrays per coordinate: fewer temporaries than (N, K, 2).
+    s, e = starts[surface], edges[surface]
+    dr, dz = r - s[:, 0], z - s[:, 1]
+    t = (dr * e[:, 0] + dz * e[:, 1]) / np.maximum(e[:, 0] ** 2 + e[:, 1] ** 2, 1e-18)
+    np.clip(t, 0.0, 1.0, out=t)
+    dr -= t * e[:, 0]
+    dz -= t * e[:, 1]
+    distance = np.sqrt((dr * dr + dz * dz).min(axis=1))
     # Even-odd rule: a ray towards +r crosses the outline an odd number of times from inside.
-    z, r = radial[:, 1:2], radial[:, 0:1]
-    spans = (starts[None, :, 1] > z) != (ends[None, :, 1] > z)
+    spans = (starts[:, 1] > z) != (ends[:, 1] > z)
     with np.errstate(divide="ignore", invalid="ignore"):
-        crossing_r = starts[None, :, 0] + (z - starts[None, :, 1]) * edges[None, :, 0] / edges[None, :, 1]
-    inside = (spans & (crossing_r > r)).sum(axis=1) % 2 == 1
+        crossing_r = starts[:, 0] + (z - starts[:, 1]) * (edges[:, 0] / edges[:, 1])
+    inside = np.count_nonzero(spans & (crossing_r > r), axis=1) % 2 == 1
     return np.where(inside, -distance, distance)
 
 
