@@ -134,11 +134,29 @@ def open_video(path: Path, fps: float | None = None) -> Video:
     return _open_movie(path)
 
 
+_CHECKED_MOVIES: dict[tuple[str, int, int], Video] = {}
+"""Movies already checked by :func:`_open_movie`, under path, modification time and size: a run opens its
+video three times (the demo, the summary's keyframe sheet and review pictures), and each check decodes it
+whole."""
+
+
 def _open_movie(path: Path) -> Video:
+    stat = path.stat()
+    if stat.st_size == 0:
+        raise VideoError(f"{path} is empty (0 bytes)")
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _CHECKED_MOVIES:
+        if len(_CHECKED_MOVIES) >= 16:
+            _CHECKED_MOVIES.clear()
+        _CHECKED_MOVIES[key] = _check_movie(path)
+    return _CHECKED_MOVIES[key]
+
+
+def _check_movie(path: Path) -> Video:
+    """Decodes the whole movie: its frame count, rate and size, refused where a frame does not decode or
+    differs in size."""
     cv2 = _cv2()
 
-    if path.stat().st_size == 0:
-        raise VideoError(f"{path} is empty (0 bytes)")
     capture = cv2.VideoCapture(str(path))
     try:
         if not capture.isOpened():
