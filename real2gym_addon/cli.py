@@ -301,6 +301,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.approach,
             args.grasp_height,
             args.release_opening,
+            args.release_above,
         )  # fmt: skip
     )
     if needs_object and not args.object:
@@ -322,6 +323,9 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
         fixes.append({"kind": "approach", "object": args.object, "phase": args.approach})
     if args.grasp_height is not None:
         fixes.append({"kind": "grasp_height", "object": args.object, "rise_m": args.grasp_height})
+    if args.release_above is not None:
+        fixes.append({"kind": "release_above", "object": args.object, "height_m": args.release_above,
+                      "frame": args.frame})  # fmt: skip
     if args.release_opening is not None:
         fixes.append({"kind": "release_opening", "object": args.object, "width_m": args.release_opening,
                       "frame": args.frame, "limit": args.at_most})  # fmt: skip
@@ -570,6 +574,10 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--grasp-height", type=number_in(0.001, 0.1), metavar="METRES",
                      help="grasp the object this much higher: the hand's whole path moves back along its "
                           "approach axis")  # fmt: skip
+    fix.add_argument("--release-above", type=number_in(-1.0, 1.0), metavar="METRES",
+                     help="the hand carrying the object goes no lower than this height (its grasp centre, "
+                          "world z) and lets go there (on --frame, else where it first reaches it): the "
+                          "object drops the rest of the way")  # fmt: skip
     fix.add_argument("--release-opening", type=number_in(0.001, MAX_OPENING), metavar="METRES",
                      help="open the fingers to at least this gap from the release (--frame) on")  # fmt: skip
     fix.add_argument("--at-most", action="store_true",

@@ -24,6 +24,7 @@ from .probe import opening_probe
 
 FIX_KINDS = (
     "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
+    "release_above",
 )  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
@@ -36,6 +37,9 @@ KEYFRAME_EVENTS = ("grasp", "lift", "contact", "release")
 APPROACH_PHASES = ("grasp", "release")
 APPROACH_MARGIN = 0.02
 """m the fingertips clear an object's top by on a rebuilt approach: 12 mm of fingertip past the grasp centre and 8 mm."""
+RELEASE_REJOIN_FRAMES = 3
+"""Frames over which a hand that let go above a container (``release_above``) blends back into its recorded
+path once it has risen clear."""
 APPROACH_S = 0.3
 """Seconds of the hand's path before the grasp (or after the release) a rebuilt approach replaces."""
 SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
@@ -313,6 +317,69 @@ def grasp_height(report: dict, name: str, rise: float) -> None:
     _set_positions(report, gripper, positions - axes * rise)
 
 
+def descent_below(heights: np.ndarray, grasp: int, release: int, height: float) -> int | None:
+    """The first frame of the hand's last descent below ``height`` (m) while it carries an object: after the
+    last frame from the grasp to the release where it is at or above it; None where it never rises to it or
+    does not come down from it before the release."""
+    above = [f for f in range(grasp, min(release, len(heights) - 1) + 1) if heights[f] >= height]
+    if not above or above[-1] >= min(release, len(heights) - 1):
+        return None
+    return above[-1] + 1
+
+
+def release_above(report: dict, name: str, height: float, frame: int | None) -> None:
+    """The hand goes no lower than ``height`` (m, world, its grasp centre) once it first reaches it while
+    carrying the object, and lets go there: the object drops the rest of the way.
+
+    A person puts a cup or a block deep into a container, hand and all; a gripper's palm and fingers that do
+    not fit in the opening cannot follow. From the first carried frame below ``height`` the hand's path is
+    held at that height (its sideways motion kept), and the fingers open ``frame`` on (by default that first
+    frame) as the recording opened them at its release: the opening's profile is moved earlier, and so is the
+    object's release keyframe.
+    """
+    from ..geometry.carry import gripper_hold
+
+    gripper = report.get("gripper") or {}
+    samples = gripper.get("frames") or []
+    if not samples:
+        raise FixError("this run has no gripper trajectory to change")
+    find_object(report, name)
+    positions = np.array([s["position_world"] for s in samples], float)
+    openings = np.array([s["gripper"] for s in samples], float)
+    stall, opened = gripper_hold(openings)
+    grasp = keyframe_frame(report, "grasp", name) if stall is None else stall
+    release = keyframe_frame(report, "release", name) if opened is None else opened
+    if grasp is None or release is None or release <= grasp:
+        raise FixError(f"neither the recording nor the keyframes of '{name}' give a grasp and a release")
+    first = descent_below(positions[:, 2], grasp, release, height)
+    if first is None:
+        raise FixError(
+            f"the hand carrying '{name}' does not come down below {height * 1000:.0f} mm from above it "
+            f"(frames {grasp} to {release})"
+        )
+    let_go = first if frame is None else int(frame)
+    if not first <= let_go <= release:
+        raise FixError(f"the hand can let go of '{name}' on frames {first} to {release}, not on {let_go}")
+    last = len(samples) - 1
+    shift = release - let_go
+    changed = range(first, last + 1)
+    positions[first:, 2] = np.maximum(positions[first:, 2], height)
+    # Having let go, the hand rises straight up: it keeps its place until it is clear above the height
+    # (fingers swept sideways at the rim would knock what it let go of, or the container), then joins the
+    # recording again over a few frames.
+    clear = [f for f in range(let_go, last + 1) if positions[f, 2] >= height + APPROACH_MARGIN]
+    rejoin = clear[0] if clear else last + 1
+    held_at = positions[let_go, :2].copy()
+    positions[let_go:rejoin, :2] = held_at
+    for step, f in enumerate(range(rejoin, min(rejoin + RELEASE_REJOIN_FRAMES, last + 1)), start=1):
+        share = step / (RELEASE_REJOIN_FRAMES + 1)
+        positions[f, :2] = (1.0 - share) * held_at + share * positions[f, :2]
+    for f in range(let_go, last + 1):
+        samples[f]["gripper"] = round(float(openings[min(f + shift, last)]), 4)
+    _set_positions(report, gripper, positions, changed)
+    keyframe(report, name, "release", let_go)
+
+
 def apply_fix(report: dict, fix: dict) -> dict:
     """Applies one fix to ``report`` (in place) and logs it.
 
@@ -322,7 +389,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             (radius_scale), ``factors`` (scale), ``delta``, ``frame``, ``blend``
             (offset), ``mode``, ``threshold``, ``max_pieces``, ``time_limit`` (collision), ``event``,
             ``frame`` (keyframe), ``width_m``, ``frame``, ``limit`` (release_opening), ``phase``,
-            ``clearance_m``, ``frames`` (approach), ``rise_m`` (grasp_height).
+            ``clearance_m``, ``frames`` (approach), ``rise_m`` (grasp_height), ``height_m``, ``frame``
+            (release_above).
 
     Returns:
         The edit-log entry.
@@ -362,6 +430,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             )
         elif kind == "grasp_height":
             grasp_height(report, name, float(fix["rise_m"]))
+        elif kind == "release_above":
+            release_above(report, name, float(fix["height_m"]), fix.get("frame"))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(
@@ -385,7 +455,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     }
     if kind == "release_opening":
         log_entry["before_gripper"] = [s["gripper"] for s in before_gripper]
-    elif kind in ("approach", "grasp_height"):
+    elif kind in ("approach", "grasp_height", "release_above"):
         log_entry["before_gripper_frames"] = before_gripper
     if probe is not None:
         log_entry["opening_probe"] = probe
@@ -463,6 +533,9 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         _boolean(fix, "limit", "the release opening's limit")
     elif kind == "grasp_height":
         _real(fix.get("rise_m"), "the grasp's rise (metres)", 0.001, MAX_OFFSET_M)
+    elif kind == "release_above":
+        _real(fix.get("height_m"), "the height the hand lets go at (metres)", -MAX_OFFSET_M, MAX_OFFSET_M)
+        _frame(fix.get("frame"), "the frame the hand lets go on", frames, optional=True)
     elif kind == "approach":
         if fix.get("phase") not in APPROACH_PHASES:
             raise FixError(

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
-from .edits import find_object, keyframe_frame, max_grasp_rise
+from .edits import descent_below, find_object, keyframe_frame, max_grasp_rise
 
 CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
@@ -67,10 +67,13 @@ class SuggestionContext:
     contact: int | None
 
 
-def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) -> tuple[float, str] | None:
-    """How far up the moved object the grasp must go for the palm to clear the top of what the hand knocked
-    while carrying it (or the fingertips, where the fingers do not fit in a container's opening), at most
-    what the object's height allows, and which of the two; None where that is no help."""
+def _hand_reach(
+    report: dict, hand: dict, moved_name: str, release: int | None
+) -> tuple[float, float, str, float]:
+    """What the hand carrying the moved object must clear: ``(top, reach, part, lowest)``: the top (m, world)
+    of what it knocked, how far above the grasp centre the part that knocks it is (negative: below), that
+    part (``"palm"``: the palm and finger roots; ``"fingers"``: fingertips that do not fit in a container's
+    opening), and the grasp centre's lowest height from the knock to the release."""
     samples = report["gripper"]["frames"]
     knocked, moved = find_object(report, hand["object"]), find_object(report, moved_name)
     frame = int(hand["frame"])
@@ -91,32 +94,79 @@ def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) 
         fingers = float(np.hypot(max(min(gaps), held) / 2 + spec.finger_size[1], spec.finger_size[0] / 2))
         if fingers > inner - PALM_MARGIN:
             reach, part = -FINGERTIP_BELOW, "fingers"
+    return top, reach, part, lowest
+
+
+def _grasp_rise(report: dict, hand: dict, moved_name: str, release: int | None) -> tuple[float, str] | None:
+    """How far up the moved object the grasp must go for the palm to clear the top of what the hand knocked
+    while carrying it (or the fingertips, where the fingers do not fit in a container's opening), at most
+    what the object's height allows, and which of the two; None where that is no help."""
+    top, reach, part, lowest = _hand_reach(report, hand, moved_name, release)
     needed = top + PALM_MARGIN - (lowest + reach)
-    limit = max_grasp_rise(float(moved["size"][2]))
+    limit = max_grasp_rise(float(find_object(report, moved_name)["size"][2]))
     if needed <= 0 or limit < 0.002:
         return None
     return float(np.floor(min(needed, limit) * 1e4) / 1e4), part  # never past the limit by rounding
 
 
+def _release_above(context: SuggestionContext, hand: dict) -> tuple[float, int, str] | None:
+    """Where the hand carrying the moved object into a container must stop and let go so that its palm (or
+    fingers) stay above the rim: ``(height of the grasp centre, frame to let go on, part)``; the frame is the
+    first at that height where the object is over the opening (else where it is nearest to being). None
+    where the hand never goes that low."""
+    report, target = context.report, context.target
+    top, reach, part, _ = _hand_reach(report, hand, context.moved_name, context.release)
+    height = float(np.ceil((top + PALM_MARGIN - reach) * 1e4) / 1e4)
+    samples = report["gripper"]["frames"]
+    grasp = keyframe_frame(report, "grasp", context.moved_name)
+    release = context.release if context.release is not None else len(samples) - 1
+    if grasp is None or release <= grasp:
+        return None
+    heights = np.array([s["position_world"][2] for s in samples], float)
+    first = descent_below(heights, grasp, release, height)
+    if first is None:
+        return None
+    pose = context.target_entry["frames"]
+    room = float(target.params["inner_radius"]) - _half_diagonal(context.moved) - CLEARANCE
+
+    def off_axis(f: int) -> float:
+        quaternion = pose[f]["quaternion_world"]
+        yaw = 2.0 * np.arctan2(quaternion[3], quaternion[0])  # containers stand upright: a turn about z
+        offset = target.axis_offset()
+        axis = np.asarray(pose[f]["position_world"][:2]) + [
+            np.cos(yaw) * offset[0] - np.sin(yaw) * offset[1],
+            np.sin(yaw) * offset[0] + np.cos(yaw) * offset[1],
+        ]
+        return float(np.linalg.norm(np.asarray(samples[f]["position_world"][:2]) - axis))
+
+    frames = range(first, min(release, len(samples) - 1) + 1)
+    over = [f for f in frames if off_axis(f) <= room]
+    return height, over[0] if over else min(frames, key=off_axis), part
+
+
 def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
     """Bring the hand in from above, or take it straight up and away (`approach`); grasp the object higher
-    where the palm knocks what it goes into (`grasp_height`); fingers that catch a container's walls open
-    less (`release_opening`)."""
+    where the palm knocks what it goes into (`grasp_height`), or let go above a container's rim where the
+    hand cannot follow into it (`release_above`); fingers that catch a container's walls open less
+    (`release_opening`)."""
     report, checks, failing = context.report, context.checks, context.failing
     moved_name, target_name, target = context.moved_name, context.target_name, context.target
     suggestions = []
     hand = checks.get("hand_clearance", {})
     release_check = checks.get("release_clearance", {})
+    # The first knock may be the held object itself, caught between a finger and the wall it is pressed into.
+    knocks = hand.get("knocks") or [hand]
     inside_target = (
-        hand.get("phase") == "retreat" and hand.get("object") == target_name and target is not None
-        and target.is_container and "held_gap_m" in release_check
+        any(k.get("phase") == "retreat" and k.get("object") == target_name for k in knocks)
+        and target is not None and target.is_container and "held_gap_m" in release_check
     )  # fmt: skip
     if "hand_clearance" in failing and report.get("gripper") and inside_target:
         # Opening wide inside a narrow container presses the pads into its walls: it leaves with the hand.
         width, frame = _release_opening(release_check, context.release)
+        wall = next(k for k in knocks if k.get("phase") == "retreat" and k.get("object") == target_name)
         suggestions.append({
             "text": f"the fingers open inside the {target_name} and catch its walls, which leave with the hand "
-                    f"(frame {hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): open them only to "
+                    f"(frame {wall['frame']}, moved {wall['moved_m'] * 1000:.0f} mm): open them only to "
                     f"{width * 1000:.0f} mm from frame {frame}?",
             "check": "hand_clearance", "frame": frame,
             "fix": {"kind": "release_opening", "object": moved_name, "width_m": width, "frame": frame,
@@ -139,6 +189,8 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
     carrying_into = hand.get("phase") == "carry" and hand.get("object") not in (None, moved_name)
     if "hand_clearance" in failing and report.get("gripper") and carrying_into:
         found = _grasp_rise(report, hand, moved_name, context.release)
+        into_target = hand.get("object") == target_name and target is not None and target.is_container
+        above = _release_above(context, hand) if into_target else None
         if found is not None:
             rise, part = found
             onto = (
@@ -151,6 +203,20 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
                 "check": "hand_clearance", "frame": hand["frame"],
                 "fix": {"kind": "grasp_height", "object": moved_name, "rise_m": rise},
             })  # fmt: skip
+        if above is not None:
+            height, frame, part = above
+            letting_go = {
+                "text": f"the hand knocks the {hand['object']} while it lowers the {moved_name} into it (frame "
+                        f"{hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): its "
+                        f"{'palm' if part == 'palm' else 'fingers'} cannot follow into the opening; let go of the "
+                        f"{moved_name} above the rim on frame {frame} and let it drop in?",
+                "check": "hand_clearance", "frame": frame,
+                "fix": {"kind": "release_above", "object": moved_name, "height_m": height, "frame": frame},
+            }  # fmt: skip
+            # Before a grasp moved up the object where that move is cut short by the object's height.
+            top, reach, _, lowest = _hand_reach(report, hand, moved_name, context.release)
+            short = found is None or found[0] < top + PALM_MARGIN - (lowest + reach) - 1e-4
+            suggestions.insert(len(suggestions) - (found is not None and short), letting_go)
     return suggestions
 
 

@@ -437,3 +437,96 @@ def test_the_grasp_is_moved_up_as_far_as_the_palm_or_the_fingers_need() -> None:
     assert part == "fingers" and rise == pytest.approx(max_grasp_rise(0.08), abs=1e-4)
     # The palm well above the rim: nothing to move.
     assert _grasp_rise(report((0.03, 0.042, 0.054), 0.0347, 0.06), hand, "held", 9) is None
+
+
+def test_the_hand_that_cannot_follow_into_a_container_lets_go_above_it(careful_run: Path) -> None:
+    """release_above: from the first frame of the carried object's last descent below the height, the hand
+    stays at that height (its sideways path kept), opens as the recording opened at its release but from the
+    frame given, stays put after letting go until it has risen clear, and the release keyframe moves there;
+    a height the hand never comes down through is refused, and the fix is undone like any other."""
+    from real2gym.real2gym_addon.fixes.edits import (
+        APPROACH_MARGIN,
+        FixError,
+        apply_fix,
+        descent_below,
+        keyframe_frame,
+        undo_last,
+    )
+    from real2gym.real2gym_addon.geometry.carry import gripper_hold
+
+    report = json.loads((careful_run / "report.json").read_text())
+    frames = report["gripper"]["frames"]
+    before = np.array([f["position_world"] for f in frames])
+    openings = np.array([f["gripper"] for f in frames])
+    grasp, release = gripper_hold(openings)
+    carried = before[grasp : release + 1, 2]
+    height = float(
+        before[release, 2] + 0.5 * (carried.max() - before[release, 2])
+    )  # half way down to the release
+    first = descent_below(before[:, 2], grasp, release, height)
+    assert (
+        first is not None and grasp < first <= release and before[first, 2] < height <= before[first - 1, 2]
+    )
+    let_go = min(first + 1, release)
+    apply_fix(report, {"kind": "release_above", "object": "block", "height_m": height, "frame": let_go})
+    after = np.array([f["position_world"] for f in frames])
+    np.testing.assert_allclose(after[:first], before[:first])
+    assert (after[first:, 2] >= height - 1e-5).all()
+    np.testing.assert_allclose(after[first:let_go, :2], before[first:let_go, :2], atol=1e-5)
+    rising = [f for f in range(let_go, len(frames)) if after[f, 2] >= height + APPROACH_MARGIN]
+    still = after[let_go : rising[0] if rising else len(frames), :2]
+    np.testing.assert_allclose(still, np.broadcast_to(before[let_go, :2], still.shape), atol=1e-5)
+    shift = release - let_go
+    np.testing.assert_allclose([f["gripper"] for f in frames[let_go:]],
+                               [openings[min(f + shift, len(frames) - 1)] for f in range(let_go, len(frames))],
+                               atol=1e-4)  # fmt: skip
+    assert keyframe_frame(report, "release", "block") == let_go
+    with pytest.raises(FixError, match="does not come down below"):
+        apply_fix(
+            report, {"kind": "release_above", "object": "block", "height_m": float(carried.max()) + 0.1}
+        )
+    undo_last(report)
+    np.testing.assert_allclose([f["position_world"] for f in frames], before)
+    np.testing.assert_allclose([f["gripper"] for f in frames], openings)
+
+
+def test_the_rule_lets_go_above_the_rim_where_the_object_is_over_the_opening() -> None:
+    """The rule behind the release_above suggestion: fingers around a can nearly as wide as the cup's opening
+    stop with their tips 5 mm over the rim; the hand lets go on the first frame of its descent at that height
+    where the can is over the opening (the hand still moving sideways before it)."""
+    from real2gym.real2gym_addon.fixes.rules import PALM_MARGIN, SuggestionContext, _release_above
+    from real2gym.real2gym_addon.geometry.shapes import Shape
+    from real2gym.real2gym_addon.mjcf.gripper import FINGERTIP_BELOW
+
+    params = {
+        "outer_radius": 0.038,
+        "inner_radius": 0.0347,
+        "wall_thickness": 0.0033,
+        "bottom_thickness": 0.006,
+    }
+    cup = {"name": "cup", "shape": "cup", "size": [0.076, 0.076, 0.076], "role": "container", "params": params,
+           "frames": [{"frame": f, "position_world": [0.1, 0.0, 0.038], "quaternion_world": [1, 0, 0, 0]}
+                      for f in range(14)]}  # fmt: skip
+    can = {"name": "can", "shape": "cylinder", "size": [0.062, 0.062, 0.08],
+           "frames": [{"frame": f, "position_world": [0.0, 0.0, 0.04]} for f in range(14)]}  # fmt: skip
+    # Grasped on frame 1, lifted to 0.2 m, carried over to x = 0.1 while coming down, released on frame 12.
+    xs = [0.0, 0.0, 0.0, 0.0, 0.02, 0.04, 0.06, 0.08, 0.09, 0.1, 0.1, 0.1, 0.1, 0.1]
+    zs = [0.04, 0.04, 0.2, 0.2, 0.2, 0.16, 0.12, 0.11, 0.1, 0.08, 0.06, 0.045, 0.045, 0.1]
+    gripper = {"frames": [{"frame": f, "position_world": [xs[f], 0.0, zs[f]], "gripper": 0.0 if 1 <= f < 12 else 1.0}
+                          for f in range(14)]}  # fmt: skip
+    keyframes = [
+        {"frame": 1, "event": "grasp", "object": "can"},
+        {"frame": 12, "event": "release", "object": "can"},
+    ]
+    report = {"objects": [can, cup], "gripper": gripper, "keyframes": keyframes}
+    context = SuggestionContext(report, {}, {"hand_clearance"}, "can", "cup", Shape.from_report(can), cup,
+                                Shape.from_report(cup), 12, None)  # fmt: skip
+    hand = {"object": "cup", "phase": "carry", "frame": 10, "moved_m": 0.05}
+    height, frame, part = _release_above(context, hand)
+    assert part == "fingers" and height == pytest.approx(0.076 + PALM_MARGIN + FINGERTIP_BELOW, abs=1e-4)
+    # Below that height from frame 7 (x = 0.08: the can is 2 cm off the axis, more than the room it has).
+    assert frame == 9
+    # A hand that stays above: nothing to suggest.
+    for sample in gripper["frames"]:
+        sample["position_world"][2] = max(sample["position_world"][2], 0.15)
+    assert _release_above(context, hand) is None
