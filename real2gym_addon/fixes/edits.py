@@ -328,14 +328,16 @@ def descent_below(heights: np.ndarray, grasp: int, release: int, height: float) 
 
 
 def release_above(report: dict, name: str, height: float, frame: int | None) -> None:
-    """The hand goes no lower than ``height`` (m, world, its grasp centre) once it first reaches it while
-    carrying the object, and lets go there: the object drops the rest of the way.
+    """The hand goes no lower than ``height`` (m, world, its grasp centre) once it comes down through it
+    with the object for the last time before the release, and lets go there: the object drops the rest of
+    the way.
 
     A person puts a cup or a block deep into a container, hand and all; a gripper's palm and fingers that do
-    not fit in the opening cannot follow. From the first carried frame below ``height`` the hand's path is
-    held at that height (its sideways motion kept), and the fingers open ``frame`` on (by default that first
-    frame) as the recording opened them at its release: the opening's profile is moved earlier, and so is the
-    object's release keyframe.
+    not fit in the opening cannot follow. From the first frame of that descent (:func:`descent_below`) the
+    hand's path is held at that height (its sideways motion kept), and the fingers open ``frame`` on (by
+    default that first frame) as the recording opened them at its release: the opening's profile is moved
+    earlier, and so is the object's release keyframe. Having let go, the hand keeps its place until it has
+    risen clear of the height, then rejoins its recorded path.
     """
     from ..geometry.carry import gripper_hold
 
