@@ -305,6 +305,11 @@ def _yes(value: bool | None) -> str:
     return {True: "yes", False: "no", None: "n/a"}[value]
 
 
+def _following(results: list[Result]) -> list[Result]:
+    """The tracker runs whose masks follow the manipulated object (IoU >= FOLLOWS_IOU) on most frames."""
+    return [r for r in results if r.follows is not None and r.follows > 0.5]
+
+
 def _print_results(results: list[Result], wall: float) -> None:
     print(
         f"bench_motion: targets: position RMS <= {RMS_TARGET_MM:g} mm while visible; keyframes within "
@@ -348,7 +353,7 @@ def _print_results(results: list[Result], wall: float) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
-    following = [r for r in results if r.follows is not None and r.follows > 0.5]
+    following = _following(results)
     lost = [r.scene.name for r in following if r.lost]
     print(
         f"bench_motion: tracker masks that follow the object (IoU >= {FOLLOWS_IOU} on most frames): "
@@ -407,7 +412,7 @@ def run(args) -> list[Figure]:
                               target=f"<= {RMS_TARGET_MM:g}", passed=float(np.median(rms)) <= RMS_TARGET_MM))  # fmt: skip
         figures.append(Figure(NAME, "position RMS, worst scene", max(rms), "mm", target=f"<= {RMS_TARGET_MM:g}",
                               passed=max(rms) <= RMS_TARGET_MM))  # fmt: skip
-    following = [r for r in results if r.follows is not None and r.follows > 0.5]
+    following = _following(results)
     figures.append(Figure(NAME, f"tracker scenes whose masks follow the object (of {len(following)}) that lost its motion",
                           float(sum(r.lost for r in following)), "", target="0",
                           passed=not any(r.lost for r in following)))  # fmt: skip

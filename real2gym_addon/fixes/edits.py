@@ -17,6 +17,7 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
 from ..geometry.camera import pose_at, report_camera_from_world
+from ..geometry.carry import gripper_hold
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING
 from .collision import COACD_TIME_LIMIT_S, set_collision
@@ -62,6 +63,16 @@ def _write_shape(entry: dict, shape: Shape) -> None:
     for key in ("vertices", "hulls"):
         entry.pop(key, None)
     entry.update(shape.to_report())
+
+
+def _gripper_samples(report: dict, verb: str) -> tuple[dict, list[dict]]:
+    """The report's gripper section and its per-frame samples; refused, saying what could not be done to
+    it (``verb``), where the run has none."""
+    gripper = report.get("gripper") or {}
+    samples = gripper.get("frames") or []
+    if not samples:
+        raise FixError(f"this run has no gripper trajectory to {verb}")
+    return gripper, samples
 
 
 def _set_positions(report: dict, entry: dict, positions: np.ndarray, only: range | None = None) -> None:
@@ -192,10 +203,7 @@ def release_opening(report: dict, name: str, width: float, frame: int | None, li
     go inside a narrow container and opens fully presses its pads into the walls
     and carries the container away.
     """
-    gripper = report.get("gripper") or {}
-    samples = gripper.get("frames") or []
-    if not samples:
-        raise FixError("this run has no gripper trajectory to widen")
+    gripper, samples = _gripper_samples(report, "widen")
     if frame is None:
         frame = keyframe_frame(report, "release", name)
         if frame is None:
@@ -233,12 +241,7 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
     rejoins the recording ``count`` frames on. ``clearance`` defaults to the
     object's half-diagonal plus :data:`APPROACH_MARGIN`.
     """
-    from ..geometry.carry import gripper_hold
-
-    gripper = report.get("gripper") or {}
-    samples = gripper.get("frames") or []
-    if not samples:
-        raise FixError("this run has no gripper trajectory to change")
+    gripper, samples = _gripper_samples(report, "change")
     if phase not in APPROACH_PHASES:
         raise FixError(f"unknown approach phase {phase!r:.40}; use one of {', '.join(APPROACH_PHASES)}")
     entry = find_object(report, name)
@@ -301,10 +304,7 @@ def grasp_height(report: dict, name: str, rise: float) -> None:
     goes into (a cup's rim, a shelf's board); held nearer its top, the object goes as deep with the hand
     higher. The object's own motion is unchanged; at most :func:`max_grasp_rise` of its height.
     """
-    gripper = report.get("gripper") or {}
-    samples = gripper.get("frames") or []
-    if not samples:
-        raise FixError("this run has no gripper trajectory to change")
+    gripper, samples = _gripper_samples(report, "change")
     entry = find_object(report, name)
     limit = max_grasp_rise(float(entry["size"][2]))
     if rise > limit + 1e-9:
@@ -339,12 +339,7 @@ def release_above(report: dict, name: str, height: float, frame: int | None) -> 
     earlier, and so is the object's release keyframe. Having let go, the hand keeps its place until it has
     risen clear of the height, then rejoins its recorded path.
     """
-    from ..geometry.carry import gripper_hold
-
-    gripper = report.get("gripper") or {}
-    samples = gripper.get("frames") or []
-    if not samples:
-        raise FixError("this run has no gripper trajectory to change")
+    gripper, samples = _gripper_samples(report, "change")
     find_object(report, name)
     positions = np.array([s["position_world"] for s in samples], float)
     openings = np.array([s["gripper"] for s in samples], float)

@@ -213,10 +213,11 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
                 "check": "hand_clearance", "frame": frame,
                 "fix": {"kind": "release_above", "object": moved_name, "height_m": height, "frame": frame},
             }  # fmt: skip
-            # Before a grasp moved up the object where that move is cut short by the object's height.
-            top, reach, _, lowest = _hand_reach(report, hand, moved_name, context.release)
-            short = found is None or found[0] < top + PALM_MARGIN - (lowest + reach) - 1e-4
-            suggestions.insert(len(suggestions) - (found is not None and short), letting_go)
+            # Before a grasp moved up the object where the object's height cut that move short.
+            short = (
+                found is not None and found[0] >= np.floor(max_grasp_rise(context.moved.size[2]) * 1e4) / 1e4
+            )
+            suggestions.insert(len(suggestions) - short, letting_go)
     return suggestions
 
 

@@ -281,6 +281,11 @@ def track(
     reach = 0.5 * float(np.linalg.norm(shape.size)) + MAX_STEP
     rest_z = float(start_position[2])
     grasp, release = held_span(gripper, start_position, shape.size, count)
+
+    def record(frame, position, yaw, tilt, history):
+        positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
+        history.append((frame, position.copy()))
+
     for direction in (1, -1):
         position, yaw, tilt = start_position.copy(), start_yaw, np.zeros(2)
         frames = range(start_frame, count) if direction == 1 else range(start_frame - 1, -1, -1)
@@ -301,9 +306,8 @@ def track(
                 found = partly_seen(frame, predicted, yaw)
                 if found is not None:
                     position = found
-                    positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
+                    record(frame, position, yaw, tilt, history)
                     partly[frame] = True
-                    history.append((frame, position.copy()))
                 continue
             if points is not None and len(points) >= MIN_POINTS:
                 camera_pose = pose_at(world_from_camera, frame)
@@ -332,13 +336,7 @@ def track(
                         np.sqrt(np.mean(surface_distance(shape, (world - position) @ orientation(yaw)) ** 2))
                     )
                     if kept <= min(UNMOVED_RMS, RESTING_SLACK * reference + UNMOVED_SLACK):
-                        positions[frame], yaws[frame], tilts[frame], measured[frame] = (
-                            position,
-                            yaw,
-                            tilt,
-                            True,
-                        )
-                        history.append((frame, position.copy()))
+                        record(frame, position, yaw, tilt, history)
                         still_rms = reference
                         continue
                 if not (lost or lifted or held):
@@ -388,8 +386,7 @@ def track(
                 still_rms = fit[3] if fit is resting else None
                 fit = along_rays(shape, fit, world, camera_centre, keep_height=fit is resting)
                 position, yaw, tilt, _ = fit
-                positions[frame], yaws[frame], tilts[frame], measured[frame] = position, yaw, tilt, True
-                history.append((frame, position.copy()))
+                record(frame, position, yaw, tilt, history)
     return _finish(positions, yaws, measured, start_position, start_yaw, gripper, shape.size, tilts, partly)
 
 

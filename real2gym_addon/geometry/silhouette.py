@@ -113,15 +113,11 @@ def mask_outside(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> floa
     What the silhouette of a partly seen object must explain: the part that shows lies inside it;
     where it reaches beyond the mask the object may be hidden.
     """
-    box = mask_box(mask)
-    if box is None:
+    sums = _coverage_sums(polygon, [mask], margin)[0]
+    if sums is None:
         return 1.0
-    x0, y0, x1, y1 = _joint_box(polygon, [box], mask.shape, margin)
-    crop = mask[y0:y1, x0:x1]
-    if x1 <= x0 or y1 <= y0 or not crop.any():
-        return 1.0
-    coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
-    return float((crop * (1.0 - coverage)).sum() / crop.sum())
+    seen, covered, _ = sums
+    return (seen - covered) / seen
 
 
 def silhouette_ious(
@@ -147,6 +143,29 @@ def _joint_box(
     return x0, y0, x1, y1
 
 
+def _coverage_sums(
+    polygon: np.ndarray, masks: list[np.ndarray], margin: int, boxes: list | None = None
+) -> list[tuple[int, float, float] | None]:
+    """Per mask ``(seen, covered, total)``: its pixels, the polygon's coverage summed over them, and the
+    coverage summed over the masks' and polygon's joint box; None for an empty mask (or one outside the
+    image). ``boxes``: the masks' :func:`mask_box`, where the caller has them."""
+    boxes = [mask_box(mask) for mask in masks] if boxes is None else boxes
+    present = [box for box in boxes if box is not None]
+    if not present:
+        return [None] * len(masks)
+    x0, y0, x1, y1 = _joint_box(polygon, present, masks[0].shape, margin)
+    if x1 <= x0 or y1 <= y0:
+        return [None] * len(masks)
+    coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
+    total = float(coverage.sum())
+    sums = []
+    for mask, box in zip(masks, boxes, strict=True):
+        crop = mask[y0:y1, x0:x1] if box is not None else None
+        seen = np.count_nonzero(crop) if crop is not None else 0
+        sums.append((seen, float(coverage[crop].sum()), total) if seen else None)
+    return sums
+
+
 def _mismatches(
     polygon: np.ndarray, masks: list[np.ndarray], unseen_weight: float, margin: int, boxes: list | None = None
 ) -> list[float]:
@@ -156,23 +175,12 @@ def _mismatches(
     unseen = sum of c off m, union = sum of max(c, m) = missed + sum of c; so one sum of c under the mask
     gives all three.
     """
-    boxes = [mask_box(mask) for mask in masks] if boxes is None else boxes
-    present = [box for box in boxes if box is not None]
-    if not present:
-        return [1.0] * len(masks)
-    x0, y0, x1, y1 = _joint_box(polygon, present, masks[0].shape, margin)
-    if x1 <= x0 or y1 <= y0:
-        return [1.0] * len(masks)
-    coverage = polygon_coverage(polygon, x0, y0, x1 - x0, y1 - y0)
-    total = float(coverage.sum())
     mismatches = []
-    for mask, box in zip(masks, boxes, strict=True):
-        crop = mask[y0:y1, x0:x1] if box is not None else None
-        seen = np.count_nonzero(crop) if crop is not None else 0
-        if not seen:
+    for sums in _coverage_sums(polygon, masks, margin, boxes):
+        if sums is None:
             mismatches.append(1.0)
             continue
-        covered = float(coverage[crop].sum())
+        seen, covered, total = sums
         missed, unseen = seen - covered, total - covered
         mismatches.append(float((missed + unseen_weight * unseen) / (missed + total)))
     return mismatches
