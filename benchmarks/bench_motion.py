@@ -53,8 +53,17 @@ FOLLOWS_IOU = 0.7
 """A tracker mask follows the object on a frame where its IoU with the true visible mask is at least this."""
 LOST_RMS_MM = 30.0
 """A run whose position RMS is over this, or that misses a keyframe, has lost the object's motion."""
-GROUPS = (("tracker", False), ("true", False), ("true", True), ("tracker", True))
-"""The table's rows: (masks, with a recording)."""
+GROUPS = (
+    ("tracker", False, False),
+    ("true", False, False),
+    ("tracker", False, True),
+    ("true", False, True),
+    ("true", True, False),
+    ("tracker", True, False),
+)
+"""The table's rows: (masks, with a recording, with the hand prompted)."""
+HAND_AREA_SHARE = 0.6
+"""The hand's prompt is drawn on the first frame where this share of its largest visible area shows."""
 _SCENE_FILES = ("video.mp4", "camera.json", "prompts.json", "truth.json", "trajectory.json")
 
 
@@ -67,12 +76,14 @@ class Scene:
         folder: The demo folder.
         recording: The recording form, ``"bundled"`` for the bundled demo's own, or None.
         masks: ``"tracker"`` (segmented by the default backend) or ``"true"`` (truth's, via ``given``).
+        hand: prompts.json also prompts the hand (``"role": "hand"``), as evidence of grasp and release.
     """
 
     name: str
     folder: Path
     recording: str | None
     masks: str = "tracker"
+    hand: bool = False
 
 
 @dataclasses.dataclass
@@ -138,7 +149,36 @@ def with_true_masks(scene: Scene) -> Scene:
     shutil.copytree(scene.folder, folder)
     names = [o["name"] for o in json.loads((folder / "prompts.json").read_text())["objects"]]
     write_given_masks(load_truth(folder), folder, names)
-    return Scene(folder.name, folder, scene.recording, "true")
+    return Scene(folder.name, folder, scene.recording, "true", scene.hand)
+
+
+def add_hand_prompt(source: Path, target: Path) -> bool:
+    """A copy of a scene whose prompts.json also prompts the hand, as a user would: a box and a point
+    on the first frame where most of it shows (:data:`HAND_AREA_SHARE`). False where truth has no hand."""
+    import cv2
+
+    sys.path.insert(0, str(REPO))
+    from real2gym.real2gym_addon.truth import load_truth
+
+    hand = load_truth(source).hand
+    if hand is None:
+        return False
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+    masks = [f.mask() for f in hand.frames]
+    areas = np.array([m.sum() for m in masks])
+    frame = int(np.nonzero(areas >= HAND_AREA_SHARE * areas.max())[0][0])
+    rows, cols = np.nonzero(masks[frame])
+    height, width = masks[frame].shape
+    box = [max(int(cols.min()) - 2, 0), max(int(rows.min()) - 2, 0),
+           min(int(cols.max()) + 3, width), min(int(rows.max()) + 3, height)]  # fmt: skip
+    inside = cv2.distanceTransform(np.pad(masks[frame], 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    y, x = np.unravel_index(int(np.argmax(inside)), inside.shape)
+    prompts = json.loads((target / "prompts.json").read_text())
+    prompts["objects"].append({"name": hand.name, "frame": frame, "box": box, "points": [[int(x), int(y), 1]],
+                               "shape": "auto", "role": "hand"})  # fmt: skip
+    (target / "prompts.json").write_text(json.dumps(prompts, indent=2) + "\n")
+    return True
 
 
 def build_scenes(bundled: Path, quick: bool) -> list[Scene]:
@@ -174,6 +214,8 @@ def _tracked_scenes(bundled: Path, quick: bool) -> list[Scene]:
             continue
         _copy_demo(source, root / f"seed{seed}", with_recording=False)
         scenes.append(Scene(f"seed{seed}", root / f"seed{seed}", None))
+        if add_hand_prompt(root / f"seed{seed}", root / f"seed{seed}_hand"):
+            scenes.append(Scene(f"seed{seed}_hand", root / f"seed{seed}_hand", None, hand=True))
         recorded = [forms[index % len(forms)]] + (["careful_release"] if seed in CAREFUL_SEEDS else [])
         for form in recorded:
             folder = root / f"seed{seed}_{form}"
@@ -305,6 +347,15 @@ def _yes(value: bool | None) -> str:
     return {True: "yes", False: "no", None: "n/a"}[value]
 
 
+def _group(results: list[Result], masks: str, recorded: bool, hand: bool) -> list[Result]:
+    """The results of one row of the table."""
+    return [
+        r
+        for r in results
+        if r.scene.masks == masks and (r.scene.recording is not None) == recorded and r.scene.hand == hand
+    ]
+
+
 def _following(results: list[Result]) -> list[Result]:
     """The tracker runs whose masks follow the manipulated object (IoU >= FOLLOWS_IOU) on most frames."""
     return [r for r in results if r.follows is not None and r.follows > 0.5]
@@ -332,12 +383,11 @@ def _print_results(results: list[Result], wall: float) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
     print("bench_motion: the three-way table (and the tracker with a recording)")
     rows = [
-        ("masks", "recording", "scenes", "verified", "after repair", "RMS median mm", "keyframes within 3")
-    ]
-    for masks, recorded in GROUPS:
-        chosen = [
-            r for r in results if r.scene.masks == masks and (r.scene.recording is not None) == recorded
-        ]
+        ("masks", "recording", "hand", "scenes", "verified", "after repair", "RMS median mm",
+         "keyframes within 3")
+    ]  # fmt: skip
+    for masks, recorded, hand in GROUPS:
+        chosen = _group(results, masks, recorded, hand)
         if not chosen:
             continue
         before, after = (
@@ -347,7 +397,7 @@ def _print_results(results: list[Result], wall: float) -> None:
         rms = [r.rms_mm for r in chosen if r.rms_mm is not None]
         deltas = [d for r in chosen for d in r.keyframes.values()]
         within = sum(d is not None and abs(d) <= KEYFRAME_TARGET for d in deltas)
-        rows.append((masks, "yes" if recorded else "no", str(len(chosen)), f"{before:.0%}",
+        rows.append((masks, "yes" if recorded else "no", "prompted" if hand else "-", str(len(chosen)), f"{before:.0%}",
                      "n/a" if math.isnan(after) else f"{after:.0%}",
                      f"{np.median(rms):.1f}" if rms else "n/a", f"{within}/{len(deltas)}"))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -391,13 +441,11 @@ def run(args) -> list[Figure]:
         figures.append(Figure(NAME, f"{label}: verified before repair", float(r.verified_before), ""))
         after = math.nan if r.verified_after is None else float(r.verified_after)
         figures.append(Figure(NAME, f"{label}: verified after repair", after, ""))
-    for masks, recorded in GROUPS:
-        chosen = [
-            r for r in results if r.scene.masks == masks and (r.scene.recording is not None) == recorded
-        ]
+    for masks, recorded, hand in GROUPS:
+        chosen = _group(results, masks, recorded, hand)
         if not chosen:
             continue
-        label = f"{masks} masks, {'with' if recorded else 'without'} a recording"
+        label = f"{masks} masks, {'with' if recorded else 'without'} a recording{', the hand prompted' if hand else ''}"
         target = VERIFIED_WITH_TARGET if recorded else VERIFIED_WITHOUT_TARGET
         before = _share([r.verified_before for r in chosen])
         after = _share([r.verified_after for r in chosen])

@@ -19,7 +19,7 @@ from .depth import check_depth_images
 from .errors import DemoFolderError, WarningLog
 from .json_files import read_json_file
 from .mesh_file import read_obj
-from .prompts import ObjectPrompt, Task, parse_prompts
+from .prompts import HAND, ObjectPrompt, Task, parse_prompts
 from .report import Report
 from .trajectory import MAX_POSITION, TrajectorySamples, read_trajectory
 from .video import Video, find_video, open_video
@@ -76,11 +76,12 @@ class Demo:
         path: The demo folder.
         video: The checked video.
         camera: The camera intrinsics (and pose, when given).
-        objects: One prompt per object, in the order of prompts.json.
+        objects: One prompt per object, in the order of prompts.json (hands not included).
         task: The demonstrated task.
         depth_dir: The ``depth`` folder, or None when the demo has no depth.
         trajectory_path: ``trajectory.json``, or None when absent.
         trajectory: Its checked samples, or None when absent.
+        hands: The prompts with role ``hand`` (the demonstrator's hand or gripper in the video).
     """
 
     path: Path
@@ -91,6 +92,7 @@ class Demo:
     depth_dir: Path | None = None
     trajectory_path: Path | None = None
     trajectory: TrajectorySamples | None = None
+    hands: tuple[ObjectPrompt, ...] = ()
 
 
 def read_json(path: Path) -> Any:
@@ -308,9 +310,10 @@ def load_demo(path: Path | str, log: WarningLog | None = None) -> Demo:
         path=folder,
         video=video,
         camera=camera,
-        objects=objects,
+        objects=tuple(o for o in objects if o.role != HAND),
         task=task,
         depth_dir=depth_dir if depth_dir.is_dir() else None,
         trajectory_path=trajectory_path if trajectory is not None else None,
         trajectory=trajectory,
+        hands=tuple(o for o in objects if o.role == HAND),
     )

@@ -21,7 +21,11 @@ from .tasks import TASKS
 
 SHAPES = PROMPT_SHAPES
 """What prompts.json's ``shape`` may say: the shape table's kinds (:data:`.geometry.shape_kinds.SHAPE_KINDS`)."""
-ROLES = ("manipulated", "container", "support", "static")
+ROLES = ("manipulated", "container", "support", "static", "hand")
+"""What an object is to the task. ``hand``: the demonstrator's hand or gripper, seen in the video: it is
+segmented like the objects and is evidence of the grasp and the release (``geometry.hand``), but it is not
+fitted, simulated or exported as an object."""
+HAND = "hand"
 TASK_TYPES = tuple(TASKS)
 """The task types prompts.json may name: the task table's (:data:`.tasks.TASKS`)."""
 MAX_OBJECTS = 16
@@ -337,6 +341,9 @@ def parse_prompts(
         parse_object(entry, i, (frames, width, height), log) for i, entry in enumerate(data["objects"])
     )
     names = [o.name for o in objects]
+    hands = [o.name for o in objects if o.role == HAND]
+    if len(hands) == len(objects):
+        raise DemoFolderError("prompts.json lists only hands (role 'hand'); prompt the objects they move too")
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise DemoFolderError(f"prompts.json: object names must be unique; repeated: {', '.join(duplicates)}")
@@ -351,7 +358,13 @@ def parse_prompts(
     kind = task.get("type")
     if not isinstance(kind, str) or kind not in TASKS:
         raise DemoFolderError(f"prompts.json: unknown task type {kind!r}; use one of {', '.join(TASKS)}")
-    problem = TASKS[kind].check_fields(task, names)
+    for field in ("object", "target"):
+        if task.get(field) in hands:
+            raise DemoFolderError(
+                f"prompts.json: the task's {field} {task[field]!r} is a hand (role 'hand'); a hand is evidence "
+                "of the grasp, not an object to place: name the object it moves"
+            )
+    problem = TASKS[kind].check_fields(task, [n for n in names if n not in hands])
     if problem is not None:
         raise DemoFolderError(f"prompts.json: {problem}")
     moved, target = task.get("object"), task.get("target")

@@ -193,6 +193,8 @@ class Truth:
         keyframes: ``{"frame", "event", "object"}`` entries in frame order.
         gripper: Per-frame gripper poses in the camera frame (dicts as in the file).
         raw: The whole parsed file, for fields this reader does not model.
+        hand: The demonstrator's hand seen in the video (its visible masks, and its grasp centre as
+            ``position_world``/``position_cam``; no orientation), or None where the file has none.
     """
 
     version: int
@@ -203,6 +205,13 @@ class Truth:
     keyframes: list[dict[str, Any]]
     gripper: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    hand: TruthObject | None = None
+
+    def track(self, name: str) -> TruthObject:
+        """The object, or the hand, of that name."""
+        if self.hand is not None and name == self.hand.name and name not in self.objects:
+            return self.hand
+        return self.objects[name]
 
     def keyframe(self, event: str, obj: str | None = None) -> int | None:
         """Frame of the first ``event`` (optionally for object ``obj``), or None."""
@@ -219,7 +228,7 @@ def _read_frame(entry: dict[str, Any]) -> TruthFrame:
     return TruthFrame(
         frame=int(entry["frame"]),
         position_cam=np.asarray(entry["position_cam"], float),
-        quaternion_cam=np.asarray(entry["quaternion_cam"], float),
+        quaternion_cam=np.asarray(entry.get("quaternion_cam", [np.nan] * 4), float),
         position_world=np.asarray(entry.get("position_world", [np.nan] * 3), float),
         quaternion_world=np.asarray(entry.get("quaternion_world", [np.nan] * 4), float),
         visible=bool(entry["visible"]),
@@ -255,6 +264,10 @@ def load_truth(path: str | Path) -> Truth:
             frames=[_read_frame(f) for f in entry["frames"]],
         )
     gripper = raw.get("gripper", {})
+    hand = raw.get("hand")
+    if hand is not None:
+        hand = TruthObject(hand["name"], "hand", np.full(3, np.nan), float("nan"), {},
+                           [_read_frame(f) for f in hand["frames"]])  # fmt: skip
     return Truth(
         version=int(raw["version"]),
         world_from_camera=np.asarray(raw["world_from_camera"], float),
@@ -264,6 +277,7 @@ def load_truth(path: str | Path) -> Truth:
         keyframes=sorted(raw.get("keyframes", []), key=lambda k: k["frame"]),
         gripper=list(gripper.get("frames", []) if isinstance(gripper, dict) else gripper),
         raw=raw,
+        hand=hand,
     )
 
 
@@ -275,7 +289,8 @@ def write_given_masks(truth: Truth, folder: str | Path, names: list[str], indexe
     Args:
         truth: The demo's truth.
         folder: The demo folder to write into.
-        names: The objects in prompts.json's order (index k + 1 in the indexed layout).
+        names: The objects in prompts.json's order (index k + 1 in the indexed layout); the hand's
+            name (``Truth.hand``) writes the hand's masks.
         indexed: Write ``masks_indexed/`` (one grey-level index PNG per frame) instead of
             ``masks/<object>/`` (one PNG per object and frame; none where it is not seen).
 
@@ -287,7 +302,7 @@ def write_given_masks(truth: Truth, folder: str | Path, names: list[str], indexe
     root = Path(folder) / ("masks_indexed" if indexed else "masks")
     frames = len(next(iter(truth.objects.values())).frames)
     for frame in range(frames):
-        masks = [truth.objects[name].frames[frame].mask() for name in names]
+        masks = [truth.track(name).frames[frame].mask() for name in names]
         if indexed:
             index = np.zeros(masks[0].shape, np.uint8)
             for number, mask in enumerate(masks, start=1):

@@ -27,6 +27,7 @@ _ROLE_ICONS = {
     "container": "MESH_CYLINDER",
     "support": "MESH_PLANE",
     "static": "LOCKED",
+    "hand": "HAND",
 }
 _ROLE_ITEMS = [(r, r.title(), f"The object is {r}", _ROLE_ICONS[r], i) for i, r in enumerate(ROLES)]
 DEFAULT_SAM2_CONFIG = "sam2.1_hiera_t"

@@ -133,6 +133,29 @@ def camera_json(scene: Scene) -> dict[str, Any]:
     return data
 
 
+def hand_truth(
+    hand_poses: np.ndarray, w_from_c: np.ndarray, visible: list[np.ndarray]
+) -> list[dict[str, Any]]:
+    """The hand's truth per frame: its visible mask and its grasp centre.
+
+    Args:
+        hand_poses: World pose (4x4) of the hand's frame (the grasp centre) per frame.
+        w_from_c: World-from-camera 4x4.
+        visible: The hand's visible mask per frame, ``HxW`` bool.
+    """
+    c_from_w = np.linalg.inv(w_from_c)
+    return [
+        {
+            "frame": frame,
+            "visible": bool(mask.any()),
+            "position_world": _r(pose[:3, 3]),
+            "position_cam": _r((c_from_w @ pose)[:3, 3]),
+            "mask": encode_rle(mask),
+        }
+        for frame, (pose, mask) in enumerate(zip(hand_poses, visible, strict=True))
+    ]
+
+
 def truth_json(
     scene: Scene, frames_per_object: list[list[dict]], fps: float, generator: dict
 ) -> dict[str, Any]:

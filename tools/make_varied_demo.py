@@ -44,7 +44,14 @@ from _demo_sensor import sensor_depth  # noqa: E402
 from _varied_blender import HAND_ID, Renderer  # noqa: E402
 from _varied_draw import draw_scene  # noqa: E402
 from _varied_scene import T_GRASP, Scene  # noqa: E402
-from _varied_truth import camera_json, phone_frame, prompt_entry, truth_frame, truth_json  # noqa: E402
+from _varied_truth import (  # noqa: E402
+    camera_json,
+    hand_truth,
+    phone_frame,
+    prompt_entry,
+    truth_frame,
+    truth_json,
+)
 
 FPS = 30.0
 ATTEMPTS = 6
@@ -174,6 +181,7 @@ def generate(args: argparse.Namespace, staging: Path, work: Path) -> dict:
     poses = scene.item_poses()
     w_from_c = scene.camera.world_from_camera
     per_object: list[list[dict]] = [[] for _ in scene.items]
+    hand_frames = hand_truth(scene.hand_poses(), w_from_c, [ids == HAND_ID for ids, _ in seen])
     for frame, (ids, _) in enumerate(seen):
         hand = ids == HAND_ID
         for index in range(len(scene.items)):
@@ -226,6 +234,7 @@ def generate(args: argparse.Namespace, staging: Path, work: Path) -> dict:
         },
     }
     truth = truth_json(scene, per_object, FPS, generator)
+    truth["hand"] = {"name": "hand", "frames": hand_frames}
     files = {
         "camera.json": camera_json(scene),
         "prompts.json": {"objects": prompts, "task": scene.task},

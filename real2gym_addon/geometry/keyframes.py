@@ -6,10 +6,14 @@ the demo has one, the recorded gripper opening:
 - ``lift``: the object's centre rises 8 mm above its resting height and stays
   up; the event is the first frame of that rise (2 mm above rest).
 - ``grasp``: the recorded gripper stops closing before the lift; without a
-  recording, 0.2 s before the lift (estimated, with a warning).
+  recording, where the hand seen in the video (a prompt with role ``hand``)
+  stops at the object before lifting it (``hand.HandEvidence``); without either,
+  0.2 s before the lift (estimated, with a warning).
 - ``release``: the recorded gripper opens after the grasp, however little;
-  without one, the frame before the object starts to fall, or the first frame
-  from which it rests at its final pose after being carried (placed).
+  without one, where the hand seen in the video stops before it parts from the
+  object for good; without either, the frame before the object starts to fall,
+  or the first frame from which it rests at its final pose after being carried
+  (placed).
 - ``contact``: after the release, the object reaches its final resting height
   (within 5 mm): it touches the target it was placed in or on.
 
@@ -30,6 +34,7 @@ from ..errors import WarningLog
 from ..trajectory import FULL_OPENING, TrajectorySamples
 from .camera import inverse_poses
 from .carry import GRASP_REACH, gripper_hold
+from .hand import HandEvidence
 from .motion import Motion
 from .shapes import Shape
 
@@ -196,6 +201,7 @@ def detect_events(
     log: WarningLog,
     height: float = 0.0,
     size=None,
+    hand: HandEvidence | None = None,
 ) -> list[dict]:
     """Finds grasp, lift, release and contact of a manipulated object.
 
@@ -216,9 +222,12 @@ def detect_events(
             height by millimetres, which is not a lift.
         size: The object's bounding-box size (m), (3,): the recorded hand must close
             within reach of it (``carry.GRASP_REACH``); None to not check.
+        hand: What the hand seen in the video says about the object, or None. Used where
+            the recording does not give the grasp or the release.
 
     Returns:
-        ``{"frame", "event", "object"}`` entries in frame order (events that do not happen are left out).
+        ``{"frame", "event", "object"}`` entries in frame order (events that do not happen are left out);
+        an event read from the hand in the video also carries ``"source": "hand"``.
     """
     z = motion.positions[:, 2]
     rest = float(np.median(z[: max(3, len(z) // 10)]))
@@ -246,6 +255,17 @@ def detect_events(
         events["grasp"] = grasp
     if release is not None and release >= lift:
         events["release"] = release
+    from_hand = set()
+    if "grasp" not in events and hand is not None:
+        seen = hand.grasp(lift, fps)
+        if seen is not None:
+            events["grasp"] = seen
+            from_hand.add("grasp")
+    if "release" not in events and hand is not None:
+        parting = hand.release(lift)
+        if parting is not None:
+            events["release"] = parting[0]
+            from_hand.add("release")
     if "grasp" not in events:
         events["grasp"] = max(0, lift - round(GRASP_LEAD_S * fps))
         why = (
@@ -253,6 +273,8 @@ def detect_events(
             if gripper is None or gripper.source != "trajectory.json"
             else "the recorded gripper does not close on it before the lift"
         )
+        if hand is not None:
+            why += f", and the hand '{hand.name}' is not seen still at it before the lift"
         log.warn(
             "geometry", f"object '{name}': grasp frame {events['grasp']} estimated from the lift ({why})"
         )
@@ -266,7 +288,11 @@ def detect_events(
         if len(landed):
             events["contact"] = events["release"] + int(landed[0])
     return sorted(
-        ({"frame": f, "event": e, "object": name} for e, f in events.items()), key=lambda k: k["frame"]
+        (
+            {"frame": f, "event": e, "object": name, **({"source": "hand"} if e in from_hand else {})}
+            for e, f in events.items()
+        ),
+        key=lambda k: k["frame"],
     )
 
 

@@ -35,6 +35,7 @@ from .camera_motion import camera_path
 from .carry import object_hold
 from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
+from .hand import hand_evidence
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
 from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
@@ -538,13 +539,42 @@ def run_geometry(
     keyframes, gripper = [], trajectory
     moved = next((o for o in objects if o.name == demo.task.object), None)
     if moved is not None:
+        hand = None
+        if trajectory is None and segmentation.hands:  # the hand in the video, where nothing is recorded
+            track_ = segmentation.objects[objects.index(moved)]
+            hand = _hand_at(
+                moved,
+                track_.masks,
+                segmentation.hands,
+                camera,
+                inverse_poses(world_from_camera if camera_frames is None else camera_frames),
+                depth if demo.depth_dir else None,
+            )
         keyframes = detect_events(
             moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2],
-            moved.fitted.shape.size,
+            moved.fitted.shape.size, hand,
         )  # fmt: skip
         if gripper is None:
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
+
+
+def _hand_at(moved: ObjectGeometry, masks: list[np.ndarray], hands: list, camera, views_from_world, depth):
+    """What the hand that touches the carried object on the most frames says about it (``hand.hand_evidence``)."""
+    seen = [
+        hand_evidence(
+            h.name,
+            h.masks,
+            masks,
+            moved.motion.positions,
+            moved.fitted.shape.size,
+            camera,
+            views_from_world,
+            depth,
+        )  # fmt: skip
+        for h in hands
+    ]
+    return max(seen, key=lambda e: int(e.touch.sum()))
 
 
 def _top_height(fitted: FittedObject, views: list[RestView], name: str, log: WarningLog) -> FittedObject:

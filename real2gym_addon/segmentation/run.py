@@ -82,11 +82,14 @@ class Segmentation:
         backend: The backend's name.
         working_scale: Working size / video size (1.0 unless the video was reduced).
         objects: The tracks, in prompts.json order.
+        hands: The tracks of the prompts with role ``hand`` (``Demo.hands``), segmented with the
+            objects; evidence of the grasp and the release, not objects.
     """
 
     backend: str
     working_scale: float
     objects: list[ObjectTrack]
+    hands: list[ObjectTrack] = dataclasses.field(default_factory=list)
 
     def summary(self, mask_dir: str = "masks") -> dict:
         """Returns the report's ``segmentation`` section."""
@@ -101,11 +104,26 @@ class Segmentation:
                 }
                 for track in self.objects
             ],
+            **(
+                {
+                    "hands": [
+                        {
+                            "name": track.name,
+                            "role": "hand",
+                            "masks": f"{mask_dir}/{track.name}",
+                            "frames": [track.frame_summary(f) for f in range(len(track.masks))],
+                        }
+                        for track in self.hands
+                    ]
+                }
+                if self.hands
+                else {}
+            ),
         }
 
     def write(self, folder: Path) -> None:
-        """Writes ``folder/<object>/000000.png ...`` (0 or 255, one PNG per frame)."""
-        for track in self.objects:
+        """Writes ``folder/<object>/000000.png ...`` (0 or 255, one PNG per frame), hands' too."""
+        for track in [*self.objects, *self.hands]:
             target = inside(folder, track.name, f"the masks of '{track.name}'", OutputError)
             target.mkdir(parents=True, exist_ok=True)
             for frame, mask in enumerate(track.masks):
@@ -184,6 +202,9 @@ def segment_demo(
     """
     progress = progress or Progress()
     log = log if log is not None else WarningLog()
+    hands = len(demo.hands)
+    if hands:  # segmented as objects are (a backend keeps them apart), then set aside
+        demo = dataclasses.replace(demo, objects=demo.objects + demo.hands, hands=())
     scale, frames, depth = _decode(demo, progress, log, span[0])
     segmenter.start_on(demo)
     segmenter.init_state(frames, depth)
@@ -194,7 +215,9 @@ def segment_demo(
         empty = np.zeros(frames[0].shape[:2], bool)
         doubts = [dataclasses.replace(d, masks=[r[o].mask if o in r else empty for r in results])
                   for o, d in enumerate(doubts)]  # fmt: skip
-    return Segmentation(segmenter.name, scale, _tracks(demo, doubts, log))
+    tracks = _tracks(demo, doubts, log)
+    kept = len(tracks) - hands
+    return Segmentation(segmenter.name, scale, tracks[:kept], tracks[kept:])
 
 
 def _decode(
@@ -298,7 +321,7 @@ def _tracks(demo: Demo, doubts: list[Doubt], log: WarningLog) -> list[ObjectTrac
             masks.append(mask)
         track = ObjectTrack(obj.name, masks, doubt.confidence, doubt.reason)
         visible = [track.frame_summary(f)["visible"] for f in range(len(masks))]
-        if not visible[-1]:
+        if not visible[-1] and obj.role != "hand":  # a hand leaves the scene
             last_seen = max((f for f, v in enumerate(visible) if v), default=None)
             where = "never visible" if last_seen is None else f"not visible after frame {last_seen}"
             log.warn("segmentation", f"object '{obj.name}' is {where} (lost or occluded to the end)")

@@ -1,0 +1,180 @@
+"""The demonstrator's hand in the video as evidence of the grasp and the release.
+
+A prompt with ``"role": "hand"`` is segmented with the objects (any backend, the
+``given`` one included) but is not fitted or simulated. Without a recorded
+gripper, its masks say when the carried object is held:
+
+- The hand *touches* the object on a frame where its mask comes within a few
+  pixels of the object's (or of the object's projected place where a hand or a
+  cup's rim hides it), and, with depth, where the hand's depth there is within
+  the object's reach of the object's.
+- The hand is *still* between two frames where the part of it around the object
+  moves less than :data:`STILL_SHARE` of the object's size in the image.
+- **Grasp**: a hand comes to the object, stops and closes, then lifts it. The
+  grasp is the first frame of the still, touching run that ends with the lift.
+- **Release**: a hand sets the object down, stops, lets go and leaves. The
+  hand *parts* on the frame from which it never touches the object again; the
+  release is the last frame of the still run before that (or, where the hand
+  never stops, the frame before it parts).
+
+Where the hand is not seen near the object, nothing is concluded: the keyframes
+come from the object's motion as before (``keyframes.detect_events``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+
+from ..demo import Camera
+from .camera import pose_at, project, transform
+
+STILL_SHARE = 0.04
+"""The hand is still where the part of it near the object moves less than this share of the object's
+size in the image from one frame to the next (at least :data:`STILL_PIXELS`)."""
+STILL_PIXELS = 1.0
+TOUCH_SHARE = 0.25
+"""The hand touches the object where its mask comes within this share of the object's radius in the
+image (at least :data:`TOUCH_PIXELS`) of the object's mask or projected place."""
+TOUCH_PIXELS = 3
+NEAR_SHARE = 1.5
+"""Around the object, out to this many of its radii: the part of the hand whose motion is judged."""
+DEPTH_REACH = 0.03
+"""m beyond the object's radius: a hand whose depth there is farther from the object's passes in front."""
+MIN_HAND_PIXELS = 20
+"""Fewer hand pixels near the object than this: the hand is not seen there."""
+MAX_GRASP_LEAD_S = 1.5
+"""A still run before the lift longer than this is the hand waiting, not closing: the grasp is put this
+long before the lift at the earliest."""
+
+
+@dataclasses.dataclass
+class HandEvidence:
+    """Per frame, what the hand's masks say about one object.
+
+    Attributes:
+        name: The hand's name in prompts.json.
+        touch: ``N`` bool, the hand touches the object.
+        still: ``N`` bool, the hand near the object does not move from this frame to the next
+            (False on the last frame and where the hand is not seen near the object).
+        shift: ``N`` pixels the hand near the object moves to the next frame (NaN where unknown).
+    """
+
+    name: str
+    touch: np.ndarray
+    still: np.ndarray
+    shift: np.ndarray
+
+    def grasp(self, lift: int, fps: float) -> int | None:
+        """The grasp: the first frame of the still, touching run that ends with the lift; None unseen."""
+        if lift <= 0 or lift > len(self.touch):
+            return None
+        frame = lift - 1
+        while frame >= 0 and not (self.touch[frame] and self.still[frame]):  # the lift's first motion
+            frame -= 1
+            if lift - frame > 3:
+                return None
+        earliest = max(0, lift - round(MAX_GRASP_LEAD_S * fps))
+        while frame > earliest and self.touch[frame - 1] and self.still[frame - 1]:
+            frame -= 1
+        return frame
+
+    def release(self, lift: int) -> tuple[int, int] | None:
+        """``(release, parted)``: where the hand lets go after ``lift`` and the first frame from which it
+        never touches the object again; None where it does not part from it in the video."""
+        touching = np.nonzero(self.touch[lift:])[0]
+        if not len(touching):
+            return None
+        parted = lift + int(touching[-1]) + 1
+        if parted >= len(self.touch):
+            return None  # it still holds the object as the video ends
+        frame = parted - 1
+        while frame > lift and not self.still[frame - 1]:
+            frame -= 1
+        if frame == lift:  # never still: it let go on the way
+            return parted - 1, parted
+        return frame, parted
+
+
+def hand_evidence(
+    name: str,
+    hand_masks: list[np.ndarray],
+    object_masks: list[np.ndarray],
+    positions_world: np.ndarray,
+    size: np.ndarray,
+    camera: Camera,
+    views_from_world: np.ndarray,
+    depth=None,
+) -> HandEvidence:
+    """What the hand's masks say about one object on every frame.
+
+    Args:
+        name: The hand's name.
+        hand_masks: The hand's mask per frame (video size, bool).
+        object_masks: The object's mask per frame (video size, bool; empty where it is not seen).
+        positions_world: The object's centre per frame (``Nx3``, world frame): its place where it is hidden.
+        size: The object's bounding-box size (m).
+        camera: The intrinsics.
+        views_from_world: camera_from_world, one 4x4 or one per frame.
+        depth: ``frame -> metres (HxW, 0 = none) or None``, or None without depth.
+    """
+    count = len(hand_masks)
+    height, width = hand_masks[0].shape
+    touch = np.zeros(count, bool)
+    shift = np.full(count, np.nan)
+    radius_m = 0.5 * float(np.linalg.norm(size))
+    for frame in range(count):
+        centre_cam = transform(pose_at(views_from_world, frame), positions_world[frame][None])[0]
+        if centre_cam[2] <= 0:
+            continue
+        u, v = project(camera, centre_cam[None])[0]
+        radius = max(radius_m * camera.fx / centre_cam[2], 2.0)
+        reach = int(np.ceil(max(TOUCH_PIXELS, TOUCH_SHARE * radius)))
+        near = int(np.ceil(NEAR_SHARE * radius)) + reach
+        x0, x1 = max(int(u) - near, 0), min(int(u) + near + 1, width)
+        y0, y1 = max(int(v) - near, 0), min(int(v) + near + 1, height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        hand = hand_masks[frame][y0:y1, x0:x1]
+        if np.count_nonzero(hand) < MIN_HAND_PIXELS:
+            continue
+        region = object_masks[frame][y0:y1, x0:x1].astype(np.uint8)
+        cv2.circle(region, (int(round(u)) - x0, int(round(v)) - y0), int(round(radius)), 1, -1)
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        close = hand & (cv2.dilate(region, kernel) > 0)
+        if close.any() and depth is not None:
+            metres = depth(frame)
+            if metres is not None:
+                readings = metres[y0:y1, x0:x1][close]
+                readings = readings[readings > 0]
+                if len(readings) >= MIN_HAND_PIXELS // 2:
+                    close_enough = abs(float(np.median(readings)) - centre_cam[2]) <= radius_m + DEPTH_REACH
+                    close = close if close_enough else close & False
+        touch[frame] = close.any()
+        if frame + 1 < count:
+            following = hand_masks[frame + 1][y0:y1, x0:x1]
+            if np.count_nonzero(following) >= MIN_HAND_PIXELS:
+                shift[frame] = float(np.linalg.norm(_centroid(following) - _centroid(hand)))
+    limit = np.maximum(
+        STILL_PIXELS, STILL_SHARE * 2 * _radii(positions_world, size, camera, views_from_world)
+    )
+    still = np.nan_to_num(shift, nan=np.inf) <= limit
+    return HandEvidence(name, touch, still, shift)
+
+
+def _centroid(mask: np.ndarray) -> np.ndarray:
+    rows, cols = np.nonzero(mask)
+    return np.array([cols.mean(), rows.mean()])
+
+
+def _radii(
+    positions_world: np.ndarray, size: np.ndarray, camera: Camera, views_from_world: np.ndarray
+) -> np.ndarray:
+    """The object's radius in the image per frame (pixels)."""
+    radius_m = 0.5 * float(np.linalg.norm(size))
+    depths = np.array(
+        [transform(pose_at(views_from_world, f), p[None])[0, 2] for f, p in enumerate(positions_world)]
+    )
+    return radius_m * camera.fx / np.maximum(depths, 1e-3)
