@@ -62,8 +62,6 @@ GROUPS = (
     ("tracker", True, False),
 )
 """The table's rows: (masks, with a recording, with the hand prompted)."""
-HAND_AREA_SHARE = 0.6
-"""The hand's prompt is drawn on the first frame where this share of its largest visible area shows."""
 _SCENE_FILES = ("video.mp4", "camera.json", "prompts.json", "truth.json", "trajectory.json")
 
 
@@ -153,30 +151,18 @@ def with_true_masks(scene: Scene) -> Scene:
 
 
 def add_hand_prompt(source: Path, target: Path) -> bool:
-    """A copy of a scene whose prompts.json also prompts the hand, as a user would: a box and a point
-    on the first frame where most of it shows (:data:`HAND_AREA_SHARE`). False where truth has no hand."""
-    import cv2
-
+    """A copy of a scene whose prompts.json also prompts the hand, as a user would (``truth.hand_prompt``).
+    False where truth has no hand."""
     sys.path.insert(0, str(REPO))
-    from real2gym.real2gym_addon.truth import load_truth
+    from real2gym.real2gym_addon.truth import hand_prompt, load_truth
 
-    hand = load_truth(source).hand
-    if hand is None:
+    entry = hand_prompt(load_truth(source))
+    if entry is None:
         return False
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(source, target)
-    masks = [f.mask() for f in hand.frames]
-    areas = np.array([m.sum() for m in masks])
-    frame = int(np.nonzero(areas >= HAND_AREA_SHARE * areas.max())[0][0])
-    rows, cols = np.nonzero(masks[frame])
-    height, width = masks[frame].shape
-    box = [max(int(cols.min()) - 2, 0), max(int(rows.min()) - 2, 0),
-           min(int(cols.max()) + 3, width), min(int(rows.max()) + 3, height)]  # fmt: skip
-    inside = cv2.distanceTransform(np.pad(masks[frame], 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
-    y, x = np.unravel_index(int(np.argmax(inside)), inside.shape)
     prompts = json.loads((target / "prompts.json").read_text())
-    prompts["objects"].append({"name": hand.name, "frame": frame, "box": box, "points": [[int(x), int(y), 1]],
-                               "shape": "auto", "role": "hand"})  # fmt: skip
+    prompts["objects"].append(entry)
     (target / "prompts.json").write_text(json.dumps(prompts, indent=2) + "\n")
     return True
 

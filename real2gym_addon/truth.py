@@ -315,3 +315,36 @@ def write_given_masks(truth: Truth, folder: str | Path, names: list[str], indexe
                 (root / name).mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(root / name / f"{frame:06d}.png"), mask.astype(np.uint8) * 255)
     return root
+
+
+HAND_AREA_SHARE = 0.6
+"""A hand's prompt (:func:`hand_prompt`) is drawn on the first frame where this share of its largest
+visible area shows."""
+
+
+def hand_prompt(truth: Truth, pad: int = 2) -> dict[str, Any] | None:
+    """prompts.json's entry for the truth's hand, as a user would draw it: a box (the visible mask's,
+    padded by ``pad`` pixels) and one point (the mask pixel farthest from its edge) on the first frame
+    where most of it shows (:data:`HAND_AREA_SHARE`); None where the truth has no hand."""
+    import cv2
+
+    if truth.hand is None:
+        return None
+    masks = [f.mask() for f in truth.hand.frames]
+    areas = np.array([m.sum() for m in masks])
+    if not areas.max():
+        return None
+    frame = int(np.nonzero(areas >= HAND_AREA_SHARE * areas.max())[0][0])
+    rows, cols = np.nonzero(masks[frame])
+    height, width = masks[frame].shape
+    box = [max(int(cols.min()) - pad, 0), max(int(rows.min()) - pad, 0),
+           min(int(cols.max()) + 1 + pad, width), min(int(rows.max()) + 1 + pad, height)]  # fmt: skip
+    inside = cv2.distanceTransform(np.pad(masks[frame], 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    y, x = np.unravel_index(int(np.argmax(inside)), inside.shape)
+    return {
+        "name": truth.hand.name,
+        "frame": frame,
+        "box": box,
+        "points": [[int(x), int(y), 1]],
+        "role": "hand",
+    }

@@ -76,7 +76,9 @@ def test_grasp_and_release_are_where_the_hand_stops_at_the_object_and_where_it_l
 def test_a_hand_that_passes_by_without_stopping_is_no_evidence_of_a_grasp():
     positions, objects, hands = _carry(grasp=10, lift=15, placed=30, release=34)
     moving = [np.roll(h, 4 * f, axis=0) for f, h in enumerate(hands)]  # it sweeps down the image throughout
-    evidence = hand_evidence("hand", moving, objects, positions, SIZE, CAMERA, np.linalg.inv(WORLD_FROM_CAMERA))
+    evidence = hand_evidence(
+        "hand", moving, objects, positions, SIZE, CAMERA, np.linalg.inv(WORLD_FROM_CAMERA)
+    )
     assert evidence.grasp(15, FPS) is None
 
 
