@@ -44,6 +44,14 @@ PARTLY_SEEN_EXPLAINED = 0.8
 """A partly seen pose is kept only where its silhouette covers this share of the mask's pixels."""
 GOOD_MATCH = 0.1
 """A silhouette mismatch this low on the table needs no search off it."""
+STANDING_MATCH = 0.04
+"""A silhouette mismatch this low, standing on the table, places an object the motion so far lost: seen
+whole again after a hand hid it (measured: 0.016 for a block set down in full view; 0.08 for a block
+carried, or in a cup, partly hidden, that a pose standing on the table elsewhere explains as well as that).
+"""
+ANCHOR_JUMP = 0.02
+"""m: a partly seen stretch that ends farther than this from the whole view after it is placed between
+the whole views around it (:func:`anchor_partly_seen`)."""
 RESTING_MARGIN = 0.03
 """A free object is placed off the table only where that explains its mask this much better."""
 
@@ -251,6 +259,21 @@ def track_silhouettes(
         best = min(fits, key=lambda f: loss(f, mask, None))
         return on_table if loss(on_table, mask, None) < loss(best, mask, None) + RESTING_MARGIN else best
 
+    def on_table_again(x, mask, area):
+        """Where the pose so far no longer explains a mask (a hidden stretch left it off), the object seen
+        whole, standing on the table: its silhouette there matches the mask (:data:`STANDING_MATCH`). Found
+        from where the mask's ray meets its resting height; None where it does not stand there."""
+        if well_seen(x, area):
+            return None
+        eye, ray = _mask_ray(camera, invert(pose_at(camera_from_world, view["frame"])), mask)
+        if ray[2] > -1e-3:
+            return None
+        seed = eye + ray * (rest_z - eye[2]) / ray[2]
+        standing = fit(np.r_[seed[:2], rest_z, x[3]], mask, resting=True)
+        if loss(standing, mask, None) < STANDING_MATCH and well_seen(standing, area):
+            return standing
+        return None
+
     partly = np.zeros(count, bool)
     for direction in (1, -1):
         state = np.r_[start_position, start_yaw]
@@ -274,7 +297,10 @@ def track_silhouettes(
                     state = fit(state, mask, prior=predicted[:3, 3])
             else:
                 anchor = None
-                if not well_seen(state, area):
+                standing = None if area < MIN_MASK_AREA else on_table_again(state, mask, area)
+                if standing is not None:
+                    state = standing
+                elif not well_seen(state, area):
                     # Partly seen where no recorded gripper holds it: what shows still places it.
                     found = None
                     if area and gripper is None:  # a recorded hand is the better evidence
@@ -291,4 +317,37 @@ def track_silhouettes(
                     state = free_fit(state, mask, area)
             positions[frame], yaws[frame], measured[frame] = state[:3], state[3], True
             history.append((frame, state[:3].copy()))
+    eyes = np.array([invert(pose_at(camera_from_world, f))[:3, 3] for f in range(count)])
+    anchor_partly_seen(positions, measured, partly, eyes)
     return _finish(positions, yaws, measured, start_position, start_yaw, partly=partly)
+
+
+def anchor_partly_seen(
+    positions: np.ndarray, measured: np.ndarray, partly: np.ndarray, eyes: np.ndarray
+) -> None:
+    """Places each stretch of partly seen frames between the whole views on either side of it (in place).
+
+    A partly seen frame fixes its object's place across the view (the ray through it); its distance
+    along that ray came from the motion before it, which drifts over a long stretch under a hand. Where
+    the object is seen whole again after the stretch, the distance along each frame's ray is taken from
+    the path between the last whole view before the stretch and the first one after it (the point of the
+    ray nearest that path), so that the object does not jump where it is seen again. A stretch that
+    ends within :data:`ANCHOR_JUMP` of the view after it is left as it is.
+
+    Args:
+        positions: ``Nx3`` world centres; partly seen frames are moved along their rays.
+        measured: ``N`` bool, measured frames.
+        partly: ``N`` bool, measured frames placed from a partly seen mask.
+        eyes: ``Nx3`` the camera's centre (world) per frame.
+    """
+    whole = np.nonzero(measured & ~partly)[0]
+    for before, after in zip(whole[:-1], whole[1:], strict=True):
+        stretch = [f for f in range(before + 1, after) if partly[f]]
+        if not stretch or np.linalg.norm(positions[stretch[-1]] - positions[after]) <= ANCHOR_JUMP:
+            continue
+        for frame in stretch:
+            share = (frame - before) / (after - before)
+            path = (1 - share) * positions[before] + share * positions[after]
+            ray = positions[frame] - eyes[frame]
+            ray /= np.linalg.norm(ray)
+            positions[frame] = eyes[frame] + ray * float(np.dot(path - eyes[frame], ray))
