@@ -150,8 +150,8 @@ def hand_evidence(
                 readings = metres[y0:y1, x0:x1][close]
                 readings = readings[readings > 0]
                 if len(readings) >= MIN_HAND_PIXELS // 2:
-                    close_enough = abs(float(np.median(readings)) - centre_cam[2]) <= radius_m + DEPTH_REACH
-                    close = close if close_enough else close & False
+                    if abs(float(np.median(readings)) - centre_cam[2]) > radius_m + DEPTH_REACH:
+                        close = np.zeros_like(close)  # it passes in front of the object, or behind it
         touch[frame] = close.any()
         if frame + 1 < count:
             following = hand_masks[frame + 1][y0:y1, x0:x1]

@@ -14,7 +14,7 @@ import pytest
 from real2gym.real2gym_addon.demo import Camera
 from real2gym.real2gym_addon.geometry.camera import invert, pose_matrix, yaw_rotation
 from real2gym.real2gym_addon.geometry.motion import predicted_position, track
-from real2gym.real2gym_addon.geometry.no_depth import fit_partly_seen
+from real2gym.real2gym_addon.geometry.no_depth import ANCHOR_JUMP, anchor_partly_seen, fit_partly_seen
 from real2gym.real2gym_addon.geometry.shapes import Shape
 from real2gym.real2gym_addon.geometry.silhouette import mask_outside, silhouette_polygon
 
@@ -128,3 +128,27 @@ def test_track_follows_a_lift_where_the_hand_leaves_no_depth_points() -> None:
     )
     assert motion.positions[-1, 2] > 0.15, motion.positions[:, 2]
     assert np.sqrt(np.mean(np.sum((motion.positions - true) ** 2, axis=1))) < 0.03
+
+
+def test_a_partly_seen_stretch_that_drifted_is_placed_between_the_whole_views_around_it():
+    """Without depth a partly seen frame fixes only the ray; where the object is seen whole again far from
+    where the stretch ended, each frame's distance along its ray comes from the path between the whole
+    views (the rays themselves, what the masks showed, are kept)."""
+    eye = np.array([0.0, -0.5, 0.5])
+    true = np.array([[0.01 * f, 0.0, 0.05] for f in range(10)])
+    positions, measured, partly = true.copy(), np.ones(10, bool), np.zeros(10, bool)
+    partly[2:8] = True
+    for f in range(2, 8):  # drifted towards the camera along the true ray, more and more
+        positions[f] = eye + (true[f] - eye) * (1 - 0.06 * (f - 1))
+    positions[8] = true[8]
+    rays = [(positions[f] - eye) / np.linalg.norm(positions[f] - eye) for f in range(10)]
+    anchor_partly_seen(positions, measured, partly, np.tile(eye, (10, 1)))
+    for f in range(2, 8):
+        assert np.linalg.norm(positions[f] - true[f]) < 1e-6, f  # the true path is the straight one here
+        assert np.allclose((positions[f] - eye) / np.linalg.norm(positions[f] - eye), rays[f])
+
+    near = true.copy()
+    near[2:8] += [0.0, 0.5 * ANCHOR_JUMP, 0.0]  # ends within ANCHOR_JUMP of the next whole view: kept
+    kept = near.copy()
+    anchor_partly_seen(kept, measured, partly, np.tile(eye, (10, 1)))
+    assert np.array_equal(kept, near)
