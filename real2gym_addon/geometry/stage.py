@@ -526,6 +526,8 @@ def run_geometry(
         xy = motion.positions[min(last, len(motion.positions) - 1), :2]
         support = support_height(xy, [o for o in objects if o is not obj])
         settle_hidden_tail(motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until)
+    for obj in objects:
+        _out_of_supports(obj, [o for o in objects if o is not obj])
 
     if camera_source == "estimated":
         corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
@@ -555,6 +557,7 @@ def run_geometry(
             moved.fitted.shape.size, hand,
         )  # fmt: skip
         if gripper is None:
+            _rest_until_lifted(moved.motion, keyframes)
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
 
@@ -692,6 +695,40 @@ def _say_drift(objects: list[ObjectGeometry], moved: str, log: WarningLog) -> No
                 "estimated camera path drifts; give the camera's pose per frame in camera.json "
                 "('world_from_camera_frames') for a scene to simulate",
             )
+
+
+def _rest_until_lifted(motion: Motion, keyframes: list[dict]) -> None:
+    """Without a recording, the carried object stands where it stood until its lift: the frames from the
+    grasp to the lift, where the closing hand hides most of it, keep the pose of the frames before the
+    grasp that were seen whole (a partly seen mask there drifts by a centimetre or more, and a gripper
+    closing that far off the object's middle holds it by an edge)."""
+    frame_of = {k["event"]: k["frame"] for k in keyframes}
+    lift = frame_of.get("lift")
+    if lift is None or motion.static:
+        return
+    frames = np.arange(len(motion.positions))
+    seen = (frames < min(frame_of.get("grasp", lift), lift)) & motion.measured
+    if motion.partly_seen is not None:
+        seen &= ~motion.partly_seen
+    if not seen.any():
+        return
+    motion.positions[:lift] = np.median(motion.positions[seen], axis=0)
+    motion.yaws[:lift] = float(np.median(motion.yaws[seen]))
+
+
+def _out_of_supports(obj: ObjectGeometry, others: list[ObjectGeometry]) -> None:
+    """Raises a moving object's centre where its path dips below the support under it (the table, another
+    object's top, a container's inner bottom): a mask that loses the object's lower part as it is set down
+    (a hand closing over it, a plate's rim in front) can put it millimetres into what it lands on, and the
+    gripper that follows that path would press it down there."""
+    motion = obj.motion
+    if motion.static:
+        return
+    half = obj.fitted.shape.size[2] / 2
+    for frame, position in enumerate(motion.positions):
+        floor = support_height(position[:2], others) + half
+        if position[2] < floor:
+            motion.positions[frame, 2] = floor
 
 
 def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
