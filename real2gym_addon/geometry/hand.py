@@ -45,6 +45,10 @@ DEPTH_REACH = 0.03
 """m beyond the object's radius: a hand whose depth there is farther from the object's passes in front."""
 MIN_HAND_PIXELS = 20
 """Fewer hand pixels near the object than this: the hand is not seen there."""
+CARRY_TOUCH = 0.8
+"""Share of the carry (from the lift until the object comes to rest) on which the hand's mask must touch
+the object for its masks to be taken as evidence: a carried object is held throughout, so a hand mask
+that misses that has lost the hand (a colour tracker that keeps the sleeve and loses pale fingers)."""
 MAX_GRASP_LEAD_S = 1.5
 """A still run before the lift longer than this is the hand waiting, not closing: the grasp is put this
 long before the lift at the earliest."""
@@ -66,6 +70,11 @@ class HandEvidence:
     touch: np.ndarray
     still: np.ndarray
     shift: np.ndarray
+
+    def follows(self, lift: int, rest: int) -> bool:
+        """Whether the hand's masks touch the object on :data:`CARRY_TOUCH` of the carry ``[lift, rest)``."""
+        carry = self.touch[lift:rest]
+        return len(carry) > 0 and float(carry.mean()) >= CARRY_TOUCH
 
     def grasp(self, lift: int, fps: float) -> int | None:
         """The grasp: the first frame of the still, touching run that ends with the lift; None unseen."""

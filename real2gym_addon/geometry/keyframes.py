@@ -34,7 +34,7 @@ from ..errors import WarningLog
 from ..trajectory import FULL_OPENING, TrajectorySamples
 from .camera import inverse_poses
 from .carry import GRASP_REACH, gripper_hold
-from .hand import HandEvidence
+from .hand import CARRY_TOUCH, HandEvidence
 from .motion import Motion
 from .shapes import Shape
 
@@ -193,6 +193,14 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     return frame
 
 
+def _came_to_rest(motion: Motion, lift: int) -> int:
+    """The first frame after ``lift`` from which the object stays within :data:`LANDING_TOLERANCE` of its
+    final place (the last frame where it never settles)."""
+    away = np.linalg.norm(motion.positions[lift:] - motion.positions[-1], axis=1) > LANDING_TOLERANCE
+    moving = np.nonzero(away)[0]
+    return lift + int(moving[-1]) + 1 if len(moving) else lift + 1
+
+
 def detect_events(
     name: str,
     motion: Motion,
@@ -256,6 +264,13 @@ def detect_events(
     if release is not None and release >= lift:
         events["release"] = release
     from_hand = set()
+    if hand is not None and ("grasp" not in events or "release" not in events):
+        rest = _came_to_rest(motion, lift)
+        if not hand.follows(lift, rest):
+            log.warn("geometry", f"object '{name}': the hand '{hand.name}' is seen touching it on under "
+                                 f"{CARRY_TOUCH:.0%} of its carry (frames {lift} to {rest}); its masks are not "
+                                 "used for the grasp and the release (check the hand's masks)")  # fmt: skip
+            hand = None
     if "grasp" not in events and hand is not None:
         seen = hand.grasp(lift, fps)
         if seen is not None:
