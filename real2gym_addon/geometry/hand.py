@@ -6,8 +6,10 @@ gripper, its masks say when the carried object is held:
 
 - The hand *touches* the object on a frame where its mask comes within a few
   pixels of the object's (or of the object's projected place where a hand or a
-  cup's rim hides it), and, with depth, where the hand's depth there is within
-  the object's reach of the object's.
+  cup's rim hides it). Depth is not used: beside a mask that shows a sliver of
+  the object, the object's readings mix with the table's and the hand's, and a
+  test of the hand's depth against the object's rejected true touches on two of
+  the eight benchmark scenes.
 - The hand is *still* between two frames where the part of it around the object
   moves less than :data:`STILL_SHARE` of the object's size in the image.
 - **Grasp**: a hand comes to the object, stops and closes, then lifts it. The
@@ -41,14 +43,12 @@ image (at least :data:`TOUCH_PIXELS`) of the object's mask or projected place.""
 TOUCH_PIXELS = 3
 NEAR_SHARE = 1.5
 """Around the object, out to this many of its radii: the part of the hand whose motion is judged."""
-DEPTH_REACH = 0.03
-"""m beyond the object's radius: a hand whose depth there is farther from the object's passes in front."""
 MIN_HAND_PIXELS = 20
 """Fewer hand pixels near the object than this: the hand is not seen there."""
 CARRY_TOUCH = 0.8
-"""Share of the carry (from the lift until the object comes to rest) on which the hand's mask must touch
-the object for its masks to be taken as evidence: a carried object is held throughout, so a hand mask
-that misses that has lost the hand (a colour tracker that keeps the sleeve and loses pale fingers)."""
+"""Share of the frames the object spends in the air on which the hand's mask must touch it for its masks
+to be taken as evidence: an object in the air is held, so a hand mask that misses that has lost the hand
+(a colour tracker that keeps the sleeve and loses pale fingers)."""
 MAX_GRASP_LEAD_S = 1.5
 """A still run before the lift longer than this is the hand waiting, not closing: the grasp is put this
 long before the lift at the earliest."""
@@ -71,10 +71,10 @@ class HandEvidence:
     still: np.ndarray
     shift: np.ndarray
 
-    def follows(self, lift: int, rest: int) -> bool:
-        """Whether the hand's masks touch the object on :data:`CARRY_TOUCH` of the carry ``[lift, rest)``."""
-        carry = self.touch[lift:rest]
-        return len(carry) > 0 and float(carry.mean()) >= CARRY_TOUCH
+    def follows(self, in_air: np.ndarray) -> bool:
+        """Whether the hand's masks touch the object on :data:`CARRY_TOUCH` of the frames ``in_air`` (``N``
+        bool, where the object is off what it stood on and what it ends on: held)."""
+        return bool(in_air.any()) and float(self.touch[in_air].mean()) >= CARRY_TOUCH
 
     def grasp(self, lift: int, fps: float) -> int | None:
         """The grasp: the first frame of the still, touching run that ends with the lift; None unseen."""
@@ -115,7 +115,6 @@ def hand_evidence(
     size: np.ndarray,
     camera: Camera,
     views_from_world: np.ndarray,
-    depth=None,
 ) -> HandEvidence:
     """What the hand's masks say about one object on every frame.
 
@@ -127,7 +126,6 @@ def hand_evidence(
         size: The object's bounding-box size (m).
         camera: The intrinsics.
         views_from_world: camera_from_world, one 4x4 or one per frame.
-        depth: ``frame -> metres (HxW, 0 = none) or None``, or None without depth.
     """
     count = len(hand_masks)
     height, width = hand_masks[0].shape
@@ -153,14 +151,6 @@ def hand_evidence(
         cv2.circle(region, (int(round(u)) - x0, int(round(v)) - y0), int(round(radius)), 1, -1)
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
         close = hand & (cv2.dilate(region, kernel) > 0)
-        if close.any() and depth is not None:
-            metres = depth(frame)
-            if metres is not None:
-                readings = metres[y0:y1, x0:x1][close]
-                readings = readings[readings > 0]
-                if len(readings) >= MIN_HAND_PIXELS // 2:
-                    if abs(float(np.median(readings)) - centre_cam[2]) > radius_m + DEPTH_REACH:
-                        close = np.zeros_like(close)  # it passes in front of the object, or behind it
         touch[frame] = close.any()
         if frame + 1 < count:
             following = hand_masks[frame + 1][y0:y1, x0:x1]

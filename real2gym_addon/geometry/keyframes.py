@@ -193,14 +193,6 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     return frame
 
 
-def _came_to_rest(motion: Motion, lift: int) -> int:
-    """The first frame after ``lift`` from which the object stays within :data:`LANDING_TOLERANCE` of its
-    final place (the last frame where it never settles)."""
-    away = np.linalg.norm(motion.positions[lift:] - motion.positions[-1], axis=1) > LANDING_TOLERANCE
-    moving = np.nonzero(away)[0]
-    return lift + int(moving[-1]) + 1 if len(moving) else lift + 1
-
-
 def detect_events(
     name: str,
     motion: Motion,
@@ -265,11 +257,12 @@ def detect_events(
         events["release"] = release
     from_hand = set()
     if hand is not None and ("grasp" not in events or "release" not in events):
-        rest = _came_to_rest(motion, lift)
-        if not hand.follows(lift, rest):
+        final = float(np.median(z[-max(3, len(z) // 20) :]))
+        in_air = (np.arange(len(z)) >= lift) & (z > max(rest, final) + threshold)
+        if not hand.follows(in_air):
             log.warn("geometry", f"object '{name}': the hand '{hand.name}' is seen touching it on under "
-                                 f"{CARRY_TOUCH:.0%} of its carry (frames {lift} to {rest}); its masks are not "
-                                 "used for the grasp and the release (check the hand's masks)")  # fmt: skip
+                                 f"{CARRY_TOUCH:.0%} of the {int(in_air.sum())} frames it is in the air; its masks "
+                                 "are not used for the grasp and the release (check the hand's masks)")  # fmt: skip
             hand = None
     if "grasp" not in events and hand is not None:
         seen = hand.grasp(lift, fps)

@@ -550,7 +550,6 @@ def run_geometry(
                 segmentation.hands,
                 camera,
                 inverse_poses(world_from_camera if camera_frames is None else camera_frames),
-                depth if demo.depth_dir else None,
             )
         keyframes = detect_events(
             moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2],
@@ -562,21 +561,10 @@ def run_geometry(
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
 
 
-def _hand_at(moved: ObjectGeometry, masks: list[np.ndarray], hands: list, camera, views_from_world, depth):
+def _hand_at(moved: ObjectGeometry, masks: list[np.ndarray], hands: list, camera, views_from_world):
     """What the hand that touches the carried object on the most frames says about it (``hand.hand_evidence``)."""
-    seen = [
-        hand_evidence(
-            h.name,
-            h.masks,
-            masks,
-            moved.motion.positions,
-            moved.fitted.shape.size,
-            camera,
-            views_from_world,
-            depth,
-        )  # fmt: skip
-        for h in hands
-    ]
+    size, positions = moved.fitted.shape.size, moved.motion.positions
+    seen = [hand_evidence(h.name, h.masks, masks, positions, size, camera, views_from_world) for h in hands]
     return max(seen, key=lambda e: int(e.touch.sum()))
 
 

@@ -82,17 +82,6 @@ def test_a_hand_that_passes_by_without_stopping_is_no_evidence_of_a_grasp():
     assert evidence.grasp(15, FPS) is None
 
 
-def test_a_hand_in_front_at_another_depth_does_not_touch():
-    positions, objects, hands = _carry(grasp=10, lift=15, placed=30, release=34)
-    views = np.linalg.inv(WORLD_FROM_CAMERA)
-    far = np.full((CAMERA.height, CAMERA.width), 0.30, np.float32)  # the hand 25 cm nearer than the block
-    evidence = hand_evidence("hand", hands, objects, positions, SIZE, CAMERA, views, depth=lambda f: far)
-    assert not evidence.touch[10:35].any()
-    near = np.full((CAMERA.height, CAMERA.width), 0.56, np.float32)
-    evidence = hand_evidence("hand", hands, objects, positions, SIZE, CAMERA, views, depth=lambda f: near)
-    assert evidence.touch[10:35].all()
-
-
 @pytest.fixture
 def demo_with_hand(demo):
     folder = demo

@@ -1,0 +1,50 @@
+"""Physical priors on a carried object's motion (issue 28): it never dips into what supports it, and
+without a recording it stands where it stood until it is lifted."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from real2gym.real2gym_addon.geometry.fit_base import FittedObject
+from real2gym.real2gym_addon.geometry.motion import Motion
+from real2gym.real2gym_addon.geometry.shapes import Shape
+from real2gym.real2gym_addon.geometry.stage import ObjectGeometry, _out_of_supports, _rest_until_lifted
+
+FRAMES = 20
+
+
+def _object(name: str, kind: str, size, positions, params=None, static=False) -> ObjectGeometry:
+    positions = np.asarray(positions, float)
+    shape = Shape(kind, np.asarray(size, float), params or {})
+    motion = Motion(positions, np.zeros(len(positions)), np.ones(len(positions), bool), static=static)
+    return ObjectGeometry(name, "manipulated", FittedObject(shape, positions[0].copy(), 0.0), motion,
+                          [True] * len(positions))  # fmt: skip
+
+
+def test_a_carried_object_never_dips_into_the_plate_or_the_table_under_it():
+    plate = _object("plate", "plate", [0.08, 0.08, 0.01], [[0.2, 0.0, 0.005]] * FRAMES, {"radius": 0.04},
+                    static=True)  # fmt: skip
+    path = np.array([[0.01 * f, 0.0, 0.03 - 0.002 * f] for f in range(FRAMES)])  # sinks as it goes
+    block = _object("block", "box", [0.04, 0.04, 0.06], path)
+    _out_of_supports(block, [plate])
+    z = block.motion.positions[:, 2]
+    x = block.motion.positions[:, 0]
+    on_plate = np.abs(x - 0.2) < 0.04
+    assert np.allclose(z[on_plate], 0.04) and np.allclose(z[~on_plate], np.maximum(path[~on_plate, 2], 0.03))
+    assert np.array_equal(block.motion.positions[:, :2], path[:, :2])  # only raised, never moved sideways
+
+
+def test_without_a_recording_the_object_stands_still_until_the_lift():
+    path = np.array([[0.0, 0.0, 0.03]] * FRAMES)
+    path[8:12] += [[0.012, -0.008, -0.01]] * 4  # a hand closing over it: the partly seen fits drift
+    path[12:] += [[0.0, 0.0, 0.005 * k] for k in range(1, FRAMES - 11)]
+    block = _object("block", "box", [0.04, 0.04, 0.06], path)
+    block.motion.partly_seen = np.zeros(FRAMES, bool)
+    block.motion.partly_seen[8:12] = True
+    keyframes = [
+        {"frame": 8, "event": "grasp", "object": "block"},
+        {"frame": 12, "event": "lift", "object": "block"},
+    ]
+    _rest_until_lifted(block.motion, keyframes)
+    assert np.allclose(block.motion.positions[:12], [0.0, 0.0, 0.03])
+    assert np.allclose(block.motion.positions[12:], path[12:])
