@@ -76,6 +76,8 @@ class EarlierSegmentation:
         warnings: The earlier report's segmentation warnings about the objects left alone.
         later_sections: The earlier report's sections made from the masks (geometry,
             verification: :data:`MASK_DEPENDENT_SECTIONS`) that it held.
+        hands: The hands' tracks (``segmentation.hands``), kept as they were.
+        hand_files: The hands -> the PNG of each frame.
     """
 
     out_dir: Path
@@ -85,6 +87,8 @@ class EarlierSegmentation:
     mask_files: dict[str, list[Path]]
     warnings: list[dict]
     later_sections: list[str]
+    hands: list[ObjectTrack] = dataclasses.field(default_factory=list)
+    hand_files: dict[str, list[Path]] = dataclasses.field(default_factory=dict)
 
     def merged_section(self, segmentation: Segmentation, name: str) -> dict:
         """The report's ``segmentation`` section: ``name``'s new entry, the others' as they were.
@@ -111,7 +115,7 @@ class EarlierSegmentation:
             name: The object segmented again.
             folder: The masks folder to fill (in the run's staging folder).
         """
-        for kept, files in self.mask_files.items():
+        for kept, files in {**self.mask_files, **self.hand_files}.items():
             target = inside(folder, kept, f"the masks of '{kept}'", OutputError)
             target.mkdir(parents=True, exist_ok=True)
             for source in files:
@@ -193,7 +197,22 @@ def read_earlier_segmentation(out_dir: Path | str, demo: Demo, name: str) -> Ear
         and any(str(w.get("message", "")).startswith(f"object '{other}'") for other in kept)
     ]
     later = [key for key in MASK_DEPENDENT_SECTIONS if getattr(report, key)]
-    return EarlierSegmentation(out_dir, section, entries, kept, files, warnings, later)
+    hand_names = sorted(h.name for h in demo.hands)
+    hand_entries = [e for e in section.get("hands", []) if isinstance(e, dict)]
+    if sorted(str(e.get("name")) for e in hand_entries) != hand_names:
+        raise OutputError(
+            f"the earlier segmentation in {out_dir} has the hands {', '.join(str(e.get('name')) for e in hand_entries) or 'none'}, "
+            f"prompts.json now has {', '.join(hand_names) or 'none'}; {_again(out_dir)}"
+        )
+    hands, hand_files = [], {}
+    for entry in hand_entries:
+        if not isinstance(entry.get("frames"), list):
+            raise OutputError(
+                f"report.json: the hand '{entry['name']}' in 'segmentation.hands' has no 'frames' list"
+            )
+        track, hand_files[entry["name"]] = _read_kept(out_dir, entry, demo)
+        hands.append(track)
+    return EarlierSegmentation(out_dir, section, entries, kept, files, warnings, later, hands, hand_files)
 
 
 def _read_kept(out_dir: Path, entry: dict, demo: Demo) -> tuple[ObjectTrack, list[Path]]:
@@ -278,6 +297,7 @@ def resegment_object(
     index = object_index(demo, name)
     video = demo.video
     scale, frames, depth = _decode(demo, progress, log, span[0])
+    segmenter.start_on(demo)
     segmenter.init_state(frames, depth)
     results = _propagate(demo, segmenter, [index], scale, len(frames), progress, span)
     size = frames[0].shape[1::-1]
@@ -308,4 +328,4 @@ def resegment_object(
         where = "never visible" if last_seen is None else f"not visible after frame {last_seen}"
         log.warn("segmentation", f"object '{name}' is {where} (lost or occluded to the end)")
     tracks = [track if o.name == name else earlier.kept[o.name] for o in demo.objects]
-    return Segmentation(segmenter.name, scale, tracks)
+    return Segmentation(segmenter.name, scale, tracks, list(earlier.hands))

@@ -305,3 +305,32 @@ def test_a_reduced_working_size_keeps_the_others_too(tiny_demo: Path, tmp_path: 
     assert _entry(report, "block") == _entry(_report(full), "block")
     for frame in range(FRAMES):
         assert not (_mask(out, "block", frame) & _mask(out, "cup", frame)).any()
+
+
+def test_the_hands_masks_are_kept_when_one_object_is_segmented_again(tiny_demo: Path) -> None:
+    """A hand (``role: hand``, its masks made elsewhere) keeps its masks and entry through ``--object``."""
+    first = tiny_demo.parent / "first"
+    assert main(["segment", str(tiny_demo), "--out", str(first), "-q"]) == 0
+    shutil.copytree(first / "masks", tiny_demo / "masks")
+    (tiny_demo / "masks" / "hand").mkdir()
+    for frame in range(FRAMES):  # a hand coming down from the top edge
+        mask = np.zeros((72, 96), np.uint8)
+        mask[: 8 + frame, 40:52] = 255
+        cv2.imwrite(str(tiny_demo / "masks" / "hand" / f"{frame:06d}.png"), mask)
+    path = tiny_demo / "prompts.json"
+    data = json.loads(path.read_text())
+    data["objects"].append({"name": "hand", "frame": 4, "box": [38, 0, 54, 14], "role": "hand"})
+    path.write_text(json.dumps(data))
+    out = tiny_demo.parent / "out_hand"
+    assert main(["segment", str(tiny_demo), "--out", str(out), "--backend", "given", "-q"]) == 0
+    hand_files = {p.name: p.read_bytes() for p in (out / "masks" / "hand").iterdir()}
+    hands = _report(out)["segmentation"]["hands"]
+    assert [h["name"] for h in hands] == ["hand"]
+    assert "hand" not in [o["name"] for o in _report(out)["segmentation"]["objects"]]
+
+    assert (
+        main(["segment", str(tiny_demo), "--out", str(out), "--object", "block", "--backend", "given", "-q"])
+        == 0
+    )
+    assert {p.name: p.read_bytes() for p in (out / "masks" / "hand").iterdir()} == hand_files
+    assert _report(out)["segmentation"]["hands"] == hands
