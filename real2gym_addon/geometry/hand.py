@@ -12,8 +12,11 @@ gripper, its masks say when the carried object is held:
   the eight benchmark scenes.
 - The hand is *still* between two frames where the part of it around the object
   moves less than :data:`STILL_SHARE` of the object's size in the image.
-- **Grasp**: a hand comes to the object, stops and closes, then lifts it. The
-  grasp is the first frame of the still, touching run that ends with the lift.
+- **Grasp**: a hand comes to the object, stops and closes, then lifts it. In the
+  unbroken stretch of frames before the lift on which the hand touches the
+  object, the grasp is the first frame it stands still; its moving on from that
+  still run is where the object starts to move with it (the lift, where the
+  object's own rise shows later).
 - **Release**: a hand sets the object down, stops, lets go and leaves. The
   hand *parts* on the frame from which it never touches the object again; the
   release is the last frame of the still run before that (or, where the hand
@@ -76,19 +79,25 @@ class HandEvidence:
         bool, where the object is off what it stood on and what it ends on: held)."""
         return bool(in_air.any()) and float(self.touch[in_air].mean()) >= CARRY_TOUCH
 
-    def grasp(self, lift: int, fps: float) -> int | None:
-        """The grasp: the first frame of the still, touching run that ends with the lift; None unseen."""
-        if lift <= 0 or lift > len(self.touch):
+    def grasp(self, lift: int, fps: float) -> tuple[int, int] | None:
+        """``(grasp, start)``: in the stretch of frames before ``lift`` on which the hand touches the object
+        without a break, the first frame the hand stands still (it has come to the object and closes), and
+        the frame after that still run, where it starts to move with the object (the lift's start as the
+        hand shows it: a partly hidden object's own height can show its rise frames later). None where the
+        hand is not seen so."""
+        if lift <= 0 or lift > len(self.touch) or not self.touch[lift - 1]:
             return None
-        frame = lift - 1
-        while frame >= 0 and not (self.touch[frame] and self.still[frame]):  # the lift's first motion
-            frame -= 1
-            if lift - frame > 3:
-                return None
         earliest = max(0, lift - round(MAX_GRASP_LEAD_S * fps))
-        while frame > earliest and self.touch[frame - 1] and self.still[frame - 1]:
-            frame -= 1
-        return frame
+        first = lift - 1
+        while first > earliest and self.touch[first - 1]:
+            first -= 1
+        still = np.nonzero(self.still[first:lift])[0]
+        if not len(still):
+            return None
+        grasp = start = first + int(still[0])
+        while start < lift and self.still[start]:
+            start += 1
+        return grasp, start
 
     def release(self, lift: int) -> tuple[int, int] | None:
         """``(release, parted)``: where the hand lets go after ``lift`` and the first frame from which it

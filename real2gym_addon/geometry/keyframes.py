@@ -193,6 +193,13 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     return frame
 
 
+def seen_rise(motion: Motion, height: float, start: int = 0) -> int | None:
+    """Where the object's own path shows it rising (``detect_events``' lift from the motion alone), or None."""
+    z = motion.positions[:, 2]
+    rest = float(np.median(z[: max(3, len(z) // 10)]))
+    return None if motion.static else _rise(z, rest, max(LIFT_HEIGHT, 0.25 * height), start)
+
+
 def detect_events(
     name: str,
     motion: Motion,
@@ -267,8 +274,11 @@ def detect_events(
     if "grasp" not in events and hand is not None:
         seen = hand.grasp(lift, fps)
         if seen is not None:
-            events["grasp"] = seen
+            events["grasp"] = seen[0]
             from_hand.add("grasp")
+            if seen[1] < lift:  # the hand moves off with it before its own rise shows
+                events["lift"] = lift = seen[1]
+                from_hand.add("lift")
     if "release" not in events and hand is not None:
         parting = hand.release(lift)
         if parting is not None:

@@ -36,7 +36,7 @@ from .carry import object_hold
 from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .hand import hand_evidence
-from .keyframes import GripperTrajectory, detect_events, load_trajectory, synthesise_gripper
+from .keyframes import GripperTrajectory, detect_events, load_trajectory, seen_rise, synthesise_gripper
 from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
 from .motion import Motion, settle_hidden_tail, standing_centre, track, unmeasure_still_partly_seen_tail
@@ -556,7 +556,7 @@ def run_geometry(
             moved.fitted.shape.size, hand,
         )  # fmt: skip
         if gripper is None:
-            _rest_until_lifted(moved.motion, keyframes)
+            _rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
 
@@ -685,15 +685,18 @@ def _say_drift(objects: list[ObjectGeometry], moved: str, log: WarningLog) -> No
             )
 
 
-def _rest_until_lifted(motion: Motion, keyframes: list[dict]) -> None:
+def _rest_until_lifted(motion: Motion, keyframes: list[dict], rise: int | None = None) -> None:
     """Without a recording, the carried object stands where it stood until its lift: the frames from the
     grasp to the lift, where the closing hand hides most of it, keep the pose of the frames before the
     grasp that were seen whole (a partly seen mask there drifts by a centimetre or more, and a gripper
-    closing that far off the object's middle holds it by an edge)."""
+    closing that far off the object's middle holds it by an edge). Where the lift came from the hand, the
+    object stands until its own path ``rise`` shows it rising (the hand's lift is a frame or two earlier;
+    the partly seen fits between them drift as they do before it)."""
     frame_of = {k["event"]: k["frame"] for k in keyframes}
     lift = frame_of.get("lift")
     if lift is None or motion.static:
         return
+    lift = max(lift, rise or 0)
     frames = np.arange(len(motion.positions))
     seen = (frames < min(frame_of.get("grasp", lift), lift)) & motion.measured
     if motion.partly_seen is not None:
