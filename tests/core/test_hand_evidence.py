@@ -73,6 +73,18 @@ def test_grasp_and_release_are_where_the_hand_stops_at_the_object_and_where_it_l
     assert any("estimated from the lift" in w.message for w in log.warnings)
 
 
+def test_the_hand_moving_off_with_the_object_is_its_lift_where_its_own_rise_shows_late():
+    positions, objects, hands = _carry(grasp=10, lift=15, placed=30, release=34)
+    evidence = hand_evidence("hand", hands, objects, positions, SIZE, CAMERA, np.linalg.inv(WORLD_FROM_CAMERA))
+    late = positions.copy()
+    late[15:21] = positions[14]  # a partly hidden object's height shows its rise 6 frames late
+    motion = Motion(late, np.zeros(FRAMES), np.ones(FRAMES, bool))
+    events = detect_events("block", motion, FPS, None, WarningLog(), SIZE[2], SIZE, evidence)
+    found = {e["event"]: e for e in events}
+    assert (found["grasp"]["frame"], found["lift"]["frame"]) == (10, 15), events
+    assert found["lift"]["source"] == "hand"
+
+
 def test_a_hand_that_passes_by_without_stopping_is_no_evidence_of_a_grasp():
     positions, objects, hands = _carry(grasp=10, lift=15, placed=30, release=34)
     moving = [np.roll(h, 4 * f, axis=0) for f, h in enumerate(hands)]  # it sweeps down the image throughout
