@@ -317,7 +317,9 @@ class PipelineRun:
         section = self.scene.segmentation if self.scene is not None else None
         if not section:
             return {}
-        objects = [(obj["name"], obj["masks"]) for obj in section.get("objects", [])]
+        objects = [
+            (obj["name"], obj["masks"]) for obj in [*section.get("objects", []), *section.get("hands", [])]
+        ]
         try:
             return stage_overlays(self.staging, objects, self.staging, colors, progress)
         except Real2GymError as e:

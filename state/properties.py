@@ -27,9 +27,16 @@ _ROLE_ICONS = {
     "container": "MESH_CYLINDER",
     "support": "MESH_PLANE",
     "static": "LOCKED",
-    "hand": "HAND",
+    "hand": "ARMATURE_DATA",  # the demonstrator's hand or arm (the manipulated role has the hand icon)
 }
-_ROLE_ITEMS = [(r, r.title(), f"The object is {r}", _ROLE_ICONS[r], i) for i, r in enumerate(ROLES)]
+_ROLE_TIPS = {
+    "manipulated": "The hand moves it",
+    "container": "Things go into it",
+    "support": "Things go onto it",
+    "static": "Scenery that stays put",
+    "hand": "The demonstrator's hand or gripper: segmented as evidence of grasp and release, not simulated",
+}
+_ROLE_ITEMS = [(r, r.title(), _ROLE_TIPS[r], _ROLE_ICONS[r], i) for i, r in enumerate(ROLES)]
 DEFAULT_SAM2_CONFIG = "sam2.1_hiera_t"
 ERROR_PROPERTY = "real2gym_error_m"
 """The custom property of a simulated copy: its distance from the video-derived position on each frame."""

@@ -405,3 +405,29 @@ def test_region_positions_map_to_video_pixels(extension, corners) -> None:
     if corners[0][0] == corners[3][0]:
         # On the rectangle: x right, y down from the top-left, 1 region px = 1 video px here.
         assert to_pixel(corners, (420.0, 300.0), width, height) == pytest.approx((320.0, 200.0))
+
+
+def test_a_hand_prompt_is_segmented_shown_and_kept_apart(demo_scene, tiny_demo: Path, tmp_path: Path) -> None:
+    """A prompt with the role ``hand`` loads with that role, is segmented with the objects and shown over
+    the video, and lands in the report's ``segmentation.hands``, not among the objects."""
+    prompts = json.loads((tiny_demo / "prompts.json").read_text())
+    prompts["objects"][0].update(name="hand", role="hand")  # the red square stands in for a hand
+    prompts["task"] = {"type": "lift", "object": "cup"}
+    (tiny_demo / "prompts.json").write_text(json.dumps(prompts))
+    bpy.ops.real2gym.load_prompts()
+    state = demo_scene.real2gym
+    assert state.object_prompts["hand"].role == "hand"
+    assert bpy.ops.real2gym.segment() == {"FINISHED"}
+
+    out = tmp_path / "out"
+    section = json.loads((out / "report.json").read_text())["segmentation"]
+    assert [o["name"] for o in section["objects"]] == ["cup"]
+    assert [h["name"] for h in section["hands"]] == ["hand"] and section["hands"][0]["role"] == "hand"
+    assert len(list((out / "masks" / "hand").glob("*.png"))) == 12
+    assert sorted(bg.image.name for bg in _overlays(demo_scene)) == [
+        "Real2Gym Mask cup",
+        "Real2Gym Mask hand",
+    ]
+    bpy.ops.real2gym.save_prompts()
+    saved = json.loads((tiny_demo / "prompts.json").read_text())
+    assert next(o for o in saved["objects"] if o["name"] == "hand")["role"] == "hand"
