@@ -170,7 +170,9 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     Otherwise it was placed, and let go where it came to rest.
     """
     z = motion.positions[:, 2]
-    final = motion.positions[-1]
+    # Where it ends: the last tenth of the video, not its last frame alone (the smoothed path's end
+    # follows that frame's noise by millimetres, and the whole rest then looks "away" from it).
+    final = np.median(motion.positions[-max(3, len(z) // 10) :], axis=0)
     if z[lift:].max() - final[2] <= LIFT_HEIGHT:  # still held up at the end
         return None
     away = np.linalg.norm(motion.positions[lift:] - final, axis=1) > LANDING_TOLERANCE
