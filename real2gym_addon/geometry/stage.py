@@ -526,8 +526,6 @@ def run_geometry(
         xy = motion.positions[min(last, len(motion.positions) - 1), :2]
         support = support_height(xy, [o for o in objects if o is not obj])
         settle_hidden_tail(motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until)
-    for obj in objects:
-        _out_of_supports(obj, [o for o in objects if o is not obj])
 
     if camera_source == "estimated":
         corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
@@ -537,6 +535,8 @@ def run_geometry(
             trajectory.positions[:, :2] += corrected[:, :2, 3] - camera_frames[:, :2, 3]
         camera_frames, world_from_camera = corrected, corrected[0]
         _say_drift(objects, demo.task.object, log)
+    for obj in objects:  # in the world the camera's path was anchored to
+        _out_of_supports(obj, [o for o in objects if o is not obj])
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
     keyframes, gripper = [], trajectory
     moved = next((o for o in objects if o.name == demo.task.object), None)
