@@ -75,7 +75,9 @@ def test_grasp_and_release_are_where_the_hand_stops_at_the_object_and_where_it_l
 
 def test_the_hand_moving_off_with_the_object_is_its_lift_where_its_own_rise_shows_late():
     positions, objects, hands = _carry(grasp=10, lift=15, placed=30, release=34)
-    evidence = hand_evidence("hand", hands, objects, positions, SIZE, CAMERA, np.linalg.inv(WORLD_FROM_CAMERA))
+    evidence = hand_evidence(
+        "hand", hands, objects, positions, SIZE, CAMERA, np.linalg.inv(WORLD_FROM_CAMERA)
+    )
     late = positions.copy()
     late[15:21] = positions[14]  # a partly hidden object's height shows its rise 6 frames late
     motion = Motion(late, np.zeros(FRAMES), np.ones(FRAMES, bool))

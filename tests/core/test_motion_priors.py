@@ -7,8 +7,9 @@ import numpy as np
 
 from real2gym.real2gym_addon.geometry.fit_base import FittedObject
 from real2gym.real2gym_addon.geometry.motion import Motion
+from real2gym.real2gym_addon.geometry.priors import out_of_supports, rest_until_lifted
 from real2gym.real2gym_addon.geometry.shapes import Shape
-from real2gym.real2gym_addon.geometry.stage import ObjectGeometry, _out_of_supports, _rest_until_lifted
+from real2gym.real2gym_addon.geometry.stage import ObjectGeometry
 
 FRAMES = 20
 
@@ -26,7 +27,7 @@ def test_a_carried_object_never_dips_into_the_plate_or_the_table_under_it():
                     static=True)  # fmt: skip
     path = np.array([[0.01 * f, 0.0, 0.03 - 0.002 * f] for f in range(FRAMES)])  # sinks as it goes
     block = _object("block", "box", [0.04, 0.04, 0.06], path)
-    _out_of_supports(block, [plate])
+    out_of_supports(block, [plate])
     z = block.motion.positions[:, 2]
     x = block.motion.positions[:, 0]
     on_plate = np.abs(x - 0.2) < 0.04
@@ -45,6 +46,6 @@ def test_without_a_recording_the_object_stands_still_until_the_lift():
         {"frame": 8, "event": "grasp", "object": "block"},
         {"frame": 12, "event": "lift", "object": "block"},
     ]
-    _rest_until_lifted(block.motion, keyframes)
+    rest_until_lifted(block.motion, keyframes)
     assert np.allclose(block.motion.positions[:12], [0.0, 0.0, 0.03])
     assert np.allclose(block.motion.positions[12:], path[12:])
