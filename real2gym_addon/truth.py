@@ -322,12 +322,28 @@ HAND_AREA_SHARE = 0.6
 visible area shows."""
 
 
-def hand_prompt(truth: Truth, pad: int = 2) -> dict[str, Any] | None:
-    """prompts.json's entry for the truth's hand, as a user would draw it: a box (the visible mask's,
-    padded by ``pad`` pixels) and one point (the mask pixel farthest from its edge) on the first frame
-    where most of it shows (:data:`HAND_AREA_SHARE`); None where the truth has no hand."""
+def mask_prompt(mask: np.ndarray, pad: int = 2) -> tuple[list[int], list[int]]:
+    """A prompt drawn from a visible mask as a user would: the mask's bounding box (exclusive ends) padded
+    by ``pad`` pixels and clipped to the image, and the mask pixel farthest from its edge ``[x, y]``.
+
+    Args:
+        mask: ``HxW`` bool, not empty.
+        pad: Pixels added around the box.
+    """
     import cv2
 
+    rows, cols = np.nonzero(mask)
+    height, width = mask.shape
+    box = [max(int(cols.min()) - pad, 0), max(int(rows.min()) - pad, 0),
+           min(int(cols.max()) + 1 + pad, width), min(int(rows.max()) + 1 + pad, height)]  # fmt: skip
+    inside = cv2.distanceTransform(np.pad(mask, 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    y, x = np.unravel_index(int(np.argmax(inside)), inside.shape)
+    return box, [int(x), int(y)]
+
+
+def hand_prompt(truth: Truth, pad: int = 2) -> dict[str, Any] | None:
+    """prompts.json's entry for the truth's hand, as a user would draw it (:func:`mask_prompt`) on the
+    first frame where most of it shows (:data:`HAND_AREA_SHARE`); None where the truth has no hand."""
     if truth.hand is None:
         return None
     masks = [f.mask() for f in truth.hand.frames]
@@ -335,16 +351,5 @@ def hand_prompt(truth: Truth, pad: int = 2) -> dict[str, Any] | None:
     if not areas.max():
         return None
     frame = int(np.nonzero(areas >= HAND_AREA_SHARE * areas.max())[0][0])
-    rows, cols = np.nonzero(masks[frame])
-    height, width = masks[frame].shape
-    box = [max(int(cols.min()) - pad, 0), max(int(rows.min()) - pad, 0),
-           min(int(cols.max()) + 1 + pad, width), min(int(rows.max()) + 1 + pad, height)]  # fmt: skip
-    inside = cv2.distanceTransform(np.pad(masks[frame], 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
-    y, x = np.unravel_index(int(np.argmax(inside)), inside.shape)
-    return {
-        "name": truth.hand.name,
-        "frame": frame,
-        "box": box,
-        "points": [[int(x), int(y), 1]],
-        "role": "hand",
-    }
+    box, point = mask_prompt(masks[frame], pad)
+    return {"name": truth.hand.name, "frame": frame, "box": box, "points": [[*point, 1]], "role": "hand"}

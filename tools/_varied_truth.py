@@ -15,7 +15,7 @@ import numpy as np
 from _varied_scene import Item, Scene
 from scipy.spatial.transform import Rotation
 
-from real2gym_addon.truth import encode_rle
+from real2gym_addon.truth import encode_rle, mask_prompt
 
 TRUTH_VERSION = 1
 PROMPT_PAD = 2
@@ -94,23 +94,14 @@ def prompt_entry(item: Item, mask: np.ndarray) -> dict[str, Any]:
     Raises:
         RuntimeError: If the object is not seen on frame 0.
     """
-    rows, cols = np.nonzero(mask)
-    if rows.size == 0:
+    if not mask.any():
         raise RuntimeError(f"the {item.name} is not seen on frame 0")
-    height, width = mask.shape
-    box = [
-        max(int(cols.min()) - PROMPT_PAD, 0),
-        max(int(rows.min()) - PROMPT_PAD, 0),
-        min(int(cols.max()) + 1 + PROMPT_PAD, width),
-        min(int(rows.max()) + 1 + PROMPT_PAD, height),
-    ]
-    inside = cv2.distanceTransform(np.pad(mask, 1).astype(np.uint8), cv2.DIST_L2, 3)[1:-1, 1:-1]
-    y, x = np.unravel_index(int(np.argmax(inside)), inside.shape)
+    box, (x, y) = mask_prompt(mask, PROMPT_PAD)
     return {
         "name": item.name,
         "frame": 0,
         "box": box,
-        "points": [[int(x), int(y), 1]],
+        "points": [[x, y, 1]],
         "shape": item.shape,
         "role": item.role,
     }

@@ -140,13 +140,14 @@ def hand_evidence(
     height, width = hand_masks[0].shape
     touch = np.zeros(count, bool)
     shift = np.full(count, np.nan)
+    radii = np.zeros(count)  # the object's radius in the image (pixels)
     radius_m = 0.5 * float(np.linalg.norm(size))
     for frame in range(count):
         centre_cam = transform(pose_at(views_from_world, frame), positions_world[frame][None])[0]
         if centre_cam[2] <= 0:
             continue
         u, v = project(camera, centre_cam[None])[0]
-        radius = max(radius_m * camera.fx / centre_cam[2], 2.0)
+        radius = radii[frame] = max(radius_m * camera.fx / centre_cam[2], 2.0)
         reach = int(np.ceil(max(TOUCH_PIXELS, TOUCH_SHARE * radius)))
         near = int(np.ceil(NEAR_SHARE * radius)) + reach
         x0, x1 = max(int(u) - near, 0), min(int(u) + near + 1, width)
@@ -165,9 +166,7 @@ def hand_evidence(
             following = hand_masks[frame + 1][y0:y1, x0:x1]
             if np.count_nonzero(following) >= MIN_HAND_PIXELS:
                 shift[frame] = float(np.linalg.norm(_centroid(following) - _centroid(hand)))
-    limit = np.maximum(
-        STILL_PIXELS, STILL_SHARE * 2 * _radii(positions_world, size, camera, views_from_world)
-    )
+    limit = np.maximum(STILL_PIXELS, STILL_SHARE * 2 * radii)
     still = np.nan_to_num(shift, nan=np.inf) <= limit
     return HandEvidence(name, touch, still, shift)
 
@@ -175,14 +174,3 @@ def hand_evidence(
 def _centroid(mask: np.ndarray) -> np.ndarray:
     rows, cols = np.nonzero(mask)
     return np.array([cols.mean(), rows.mean()])
-
-
-def _radii(
-    positions_world: np.ndarray, size: np.ndarray, camera: Camera, views_from_world: np.ndarray
-) -> np.ndarray:
-    """The object's radius in the image per frame (pixels)."""
-    radius_m = 0.5 * float(np.linalg.norm(size))
-    depths = np.array(
-        [transform(pose_at(views_from_world, f), p[None])[0, 2] for f, p in enumerate(positions_world)]
-    )
-    return radius_m * camera.fx / np.maximum(depths, 1e-3)

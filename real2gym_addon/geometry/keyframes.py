@@ -195,11 +195,17 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     return frame
 
 
+def _resting(motion: Motion, height: float) -> tuple[float, float]:
+    """The object's resting height (m, the median of the video's first tenth) and how far above it a lift
+    must rise: :data:`LIFT_HEIGHT`, or a quarter of the object's ``height`` (a gripper hiding its lower
+    half biases its measured height by millimetres, which is not a lift)."""
+    z = motion.positions[:, 2]
+    return float(np.median(z[: max(3, len(z) // 10)])), max(LIFT_HEIGHT, 0.25 * height)
+
+
 def seen_rise(motion: Motion, height: float, start: int = 0) -> int | None:
     """Where the object's own path shows it rising (``detect_events``' lift from the motion alone), or None."""
-    z = motion.positions[:, 2]
-    rest = float(np.median(z[: max(3, len(z) // 10)]))
-    return None if motion.static else _rise(z, rest, max(LIFT_HEIGHT, 0.25 * height), start)
+    return None if motion.static else _rise(motion.positions[:, 2], *_resting(motion, height), start)
 
 
 def detect_events(
@@ -239,8 +245,7 @@ def detect_events(
         an event read from the hand in the video also carries ``"source": "hand"``.
     """
     z = motion.positions[:, 2]
-    rest = float(np.median(z[: max(3, len(z) // 10)]))
-    threshold = max(LIFT_HEIGHT, 0.25 * height)
+    rest, threshold = _resting(motion, height)
     grasp = release = None
     if gripper is not None and gripper.source == "trajectory.json":
         grasp, release = gripper_hold(gripper.opening)

@@ -263,8 +263,6 @@ def track_silhouettes(
         """Where the pose so far no longer explains a mask (a hidden stretch left it off), the object seen
         whole, standing on the table: its silhouette there matches the mask (:data:`STANDING_MATCH`). Found
         from where the mask's ray meets its resting height; None where it does not stand there."""
-        if well_seen(x, area):
-            return None
         eye, ray = _mask_ray(camera, invert(pose_at(camera_from_world, view["frame"])), mask)
         if ray[2] > -1e-3:
             return None
@@ -297,10 +295,11 @@ def track_silhouettes(
                     state = fit(state, mask, prior=predicted[:3, 3])
             else:
                 anchor = None
-                standing = None if area < MIN_MASK_AREA else on_table_again(state, mask, area)
+                whole = well_seen(state, area)
+                standing = None if whole or area < MIN_MASK_AREA else on_table_again(state, mask, area)
                 if standing is not None:
                     state = standing
-                elif not well_seen(state, area):
+                elif not whole:
                     # Partly seen where no recorded gripper holds it: what shows still places it.
                     found = None
                     if area and gripper is None:  # a recorded hand is the better evidence

@@ -93,33 +93,19 @@ class Segmentation:
 
     def summary(self, mask_dir: str = "masks") -> dict:
         """Returns the report's ``segmentation`` section."""
-        return {
+
+        def entry(track: ObjectTrack, **role) -> dict:
+            frames = [track.frame_summary(f) for f in range(len(track.masks))]
+            return {"name": track.name, **role, "masks": f"{mask_dir}/{track.name}", "frames": frames}
+
+        section = {
             "backend": self.backend,
             "working_scale": self.working_scale,
-            "objects": [
-                {
-                    "name": track.name,
-                    "masks": f"{mask_dir}/{track.name}",
-                    "frames": [track.frame_summary(f) for f in range(len(track.masks))],
-                }
-                for track in self.objects
-            ],
-            **(
-                {
-                    "hands": [
-                        {
-                            "name": track.name,
-                            "role": "hand",
-                            "masks": f"{mask_dir}/{track.name}",
-                            "frames": [track.frame_summary(f) for f in range(len(track.masks))],
-                        }
-                        for track in self.hands
-                    ]
-                }
-                if self.hands
-                else {}
-            ),
+            "objects": [entry(track) for track in self.objects],
         }
+        if self.hands:
+            section["hands"] = [entry(track, role="hand") for track in self.hands]
+        return section
 
     def write(self, folder: Path) -> None:
         """Writes ``folder/<object>/000000.png ...`` (0 or 255, one PNG per frame), hands' too."""
