@@ -19,11 +19,14 @@ if TYPE_CHECKING:
     from .stage import ObjectGeometry
 
 
-def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
+def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = np.inf) -> float:
     """Height (m, world) of the highest support surface under ``xy``: the table, or another object.
 
     A container supports with its inner bottom, other shapes with their top,
-    where ``xy`` lies inside their footprint (at their final pose).
+    where ``xy`` lies inside their footprint (at their final pose) and they lie
+    under ``below`` (the supported object's centre; a container's inner bottom,
+    another shape's centre): a block set down on a plate ends over the plate's
+    footprint, and the plate is not on it.
     """
     height = 0.0
     for other in others:
@@ -39,7 +42,8 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry]) -> float:
             continue
         bottom = centre[2] - shape.size[2] / 2
         top = bottom + (shape.params["bottom_thickness"] if shape.is_container else shape.size[2])
-        height = max(height, top)
+        if (top if shape.is_container else centre[2]) < below:  # under the object, not on it
+            height = max(height, top)
     return height
 
 
@@ -53,7 +57,7 @@ def out_of_supports(obj: ObjectGeometry, others: list[ObjectGeometry]) -> None:
         return
     half = obj.fitted.shape.size[2] / 2
     for frame, position in enumerate(motion.positions):
-        floor = support_height(position[:2], others) + half
+        floor = support_height(position[:2], others, below=position[2]) + half
         if position[2] < floor:
             motion.positions[frame, 2] = floor
 

@@ -523,8 +523,8 @@ def run_geometry(
         grasp, release, _ = object_hold(trajectory, obj.fitted.shape.size, motion.positions, motion.measured)
         carried_until = None if grasp is None else release
         last = max(int(np.nonzero(motion.measured)[0][-1]), (carried_until or 0) - 1)
-        xy = motion.positions[min(last, len(motion.positions) - 1), :2]
-        support = support_height(xy, [o for o in objects if o is not obj])
+        at = motion.positions[min(last, len(motion.positions) - 1)]
+        support = support_height(at[:2], [o for o in objects if o is not obj], below=at[2])
         settle_hidden_tail(motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until)
 
     if camera_source == "estimated":
