@@ -44,6 +44,8 @@ LANDING_TOLERANCE = 0.005
 GRASP_LEAD_S = 0.2
 FALL_SPEED = 0.3
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
+DROP_DRIFT = 0.015
+"""m: a dropped object falls where it is let go; its fall starts no farther sideways from where it lands."""
 APPROACH_HEIGHT = 0.10
 MAX_OPENING = FULL_OPENING
 
@@ -166,8 +168,10 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
 
     It comes to rest at its final pose, lower than it was carried. If it hits
     that rest fast (:data:`FALL_SPEED`; a hand slows down as it sets an object
-    down), it was dropped: the release is the frame before it started to fall.
-    Otherwise it was placed, and let go where it came to rest.
+    down), it was dropped: the release is the frame before it started to fall,
+    over where it lands (:data:`DROP_DRIFT`; a hand that lowers it fast while still
+    carrying it sideways has not let go yet). Otherwise it was placed, and let go
+    where it came to rest.
     """
     z = motion.positions[:, 2]
     # Where it ends: the last tenth of the video, not its last frame alone (the smoothed path's end
@@ -190,8 +194,9 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
         return rest
     slow = np.nonzero(speed[lift:rest] > -FALL_SPEED)[0]
     frame = lift + int(slow[-1]) if len(slow) else rest
-    while frame > lift and z[frame - 1] > z[frame] + 0.0005:  # back to where the fall starts
-        frame -= 1
+    drift = np.linalg.norm(motion.positions[:, :2] - final[:2], axis=1)
+    while frame > lift and z[frame - 1] > z[frame] + 0.0005 and drift[frame - 1] < DROP_DRIFT:
+        frame -= 1  # back to where the fall starts
     return frame
 
 

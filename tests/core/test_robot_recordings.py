@@ -250,6 +250,13 @@ def test_a_placed_object_is_released_where_it_comes_to_rest() -> None:
     short.positions[35:, 2] = [0.12, 0.113, 0.095, 0.062] + [0.056] * (FRAMES - 39)
     found = {k["event"]: k["frame"] for k in detect_events("block", short, FPS, None, WarningLog())}
     assert found["release"] == 35
+    # Lowered while still carried sideways, then set down fast (seed 39, a can onto a plate, as its
+    # partly seen fits measured it): the fall starts over where it lands, not 5 cm before it.
+    swept = _carried_motion()
+    swept.positions[30:, 0] = [0.10, 0.125, 0.14, 0.148, 0.15] + [0.15] * (FRAMES - 35)
+    swept.positions[30:, 2] = [0.12, 0.115, 0.108, 0.105, 0.093, 0.084, 0.08] + [0.08] * (FRAMES - 37)
+    found = {k["event"]: k["frame"] for k in detect_events("block", swept, FPS, None, WarningLog())}
+    assert found["release"] == 32  # 10 mm from where it lands (30 before: 5 cm)
 
 
 def test_recorded_grasp_and_release_do_not_wait_for_the_motion() -> None:
