@@ -229,7 +229,21 @@ def _approach_axis(sample: dict) -> np.ndarray:
     return Rotation.from_quat([x, y, z, w]).as_matrix()[:, 2]
 
 
-def approach(report: dict, name: str, phase: str, clearance: float | None, count: int | None) -> None:
+def approach_anchor(report: dict, name: str, phase: str) -> int | None:
+    """The frame an ``approach`` fix rebuilds the hand's path to (``phase="grasp"``: where the recorded
+    fingers stall on the object) or from (``"release"``: where they open), or the keyframe's where the
+    recording shows neither."""
+    samples = (report.get("gripper") or {}).get("frames") or []
+    stall, opened = (
+        gripper_hold(np.array([s["gripper"] for s in samples], float)) if samples else (None, None)
+    )
+    anchor = stall if phase == "grasp" else opened
+    return keyframe_frame(report, phase, name) if anchor is None else anchor
+
+
+def approach(
+    report: dict, name: str, phase: str, clearance: float | None, count: int | None, anchor: int | None = None
+) -> None:
     """Rebuilds the hand's path into the grasp (``phase="grasp"``) or out of the release along its approach axis.
 
     A recorded hand that comes in low beside the object (or leaves sideways) can
@@ -239,7 +253,9 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
     straight down, fingers as wide as the recording opened them; after the
     release it waits until the fingers have opened, rises straight up and
     rejoins the recording ``count`` frames on. ``clearance`` defaults to the
-    object's half-diagonal plus :data:`APPROACH_MARGIN`.
+    object's half-diagonal plus :data:`APPROACH_MARGIN`. ``anchor``: the grasp or release frame
+    (:func:`approach_anchor`'s where None; a suggestion names it, so that once the release keyframe has
+    moved, the retreat from the new one is a new suggestion).
     """
     gripper, samples = _gripper_samples(report, "change")
     if phase not in APPROACH_PHASES:
@@ -251,10 +267,8 @@ def approach(report: dict, name: str, phase: str, clearance: float | None, count
         count = max(3, round(APPROACH_S * report["video"]["fps"]))
     positions = np.array([s["position_world"] for s in samples], float)
     openings = np.array([s["gripper"] for s in samples], float)
-    stall, opened = gripper_hold(openings)
-    anchor = stall if phase == "grasp" else opened
     if anchor is None:
-        anchor = keyframe_frame(report, phase, name)
+        anchor = approach_anchor(report, name, phase)
     if anchor is None:
         raise FixError(f"neither the recording nor the keyframes of '{name}' give a {phase}")
     axis = _approach_axis(samples[anchor])
@@ -431,9 +445,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             release_above(report, name, float(fix["height_m"]), fix.get("frame"))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
-            approach(
-                report, name, fix["phase"], None if clearance is None else float(clearance), fix.get("frames")
-            )
+            approach(report, name, fix["phase"], None if clearance is None else float(clearance),
+                     fix.get("frames"), fix.get("frame"))  # fmt: skip
         else:
             keyframe(report, name, fix["event"], fix.get("frame"))
     except (KeyError, TypeError, ValueError) as e:
@@ -540,6 +553,12 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
             )
         if fix.get("clearance_m") is not None:
             _real(fix["clearance_m"], "the approach clearance (metres)", 0.005, MAX_OFFSET_M)
+        _frame(
+            fix.get("frame"),
+            f"the {fix['phase']} frame the hand's path is rebuilt from",
+            frames,
+            optional=True,
+        )
         count = fix.get("frames")
         if count is not None and (
             isinstance(count, bool) or not isinstance(count, int) or not 2 <= count < frames

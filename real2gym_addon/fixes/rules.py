@@ -15,7 +15,7 @@ import numpy as np
 
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
-from .edits import descent_below, find_object, keyframe_frame, max_grasp_rise
+from .edits import approach_anchor, descent_below, find_object, keyframe_frame, max_grasp_rise
 
 CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
@@ -175,6 +175,8 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
     if "hand_clearance" in failing and report.get("gripper") and hand.get("phase") in ("approach", "retreat"):
         # The hand knocking an object explains the failures downstream of it: this comes first.
         coming = hand["phase"] == "approach"
+        phase = "grasp" if coming else "release"
+        anchor = approach_anchor(report, moved_name, phase)
         how = (
             f"bring the hand in above the {moved_name} and straight down onto the grasp"
             if coming
@@ -184,7 +186,8 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
             "text": f"the gripper knocks the {hand['object']} on its way {'in' if coming else 'out'} (frame "
                     f"{hand['frame']}): it moves {hand['moved_m'] * 1000:.0f} mm more than the video shows; {how}?",
             "check": "hand_clearance", "frame": hand["frame"],
-            "fix": {"kind": "approach", "object": moved_name, "phase": "grasp" if coming else "release"},
+            "fix": {"kind": "approach", "object": moved_name, "phase": phase,
+                    **({} if anchor is None else {"frame": anchor})},
         })  # fmt: skip
     carrying_into = hand.get("phase") == "carry" and hand.get("object") not in (None, moved_name)
     if "hand_clearance" in failing and report.get("gripper") and carrying_into:

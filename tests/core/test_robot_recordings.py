@@ -355,7 +355,7 @@ def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
     assert not check["passed"] and check["phase"] == "approach" and check["object"] == "block"
     assert check["moved_m"] > 0.01 and check["frame"] < stall
     suggestion = broken.verification.suggestions[0]
-    assert suggestion["fix"] == {"kind": "approach", "object": "block", "phase": "grasp"}
+    assert suggestion["fix"] == {"kind": "approach", "object": "block", "phase": "grasp", "frame": stall}
     assert main(["fix", str(out), "--repair", "-q"]) == 0
     repaired = json.loads((out / "report.json").read_text())
     assert repaired["repair"]["passed_after"] and [e["kind"] for e in repaired["edit_log"]] == ["approach"]
@@ -366,6 +366,36 @@ def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
     assert main(["fix", str(out), "--undo"]) == 1
     undone = json.loads((out / "report.json").read_text())
     assert undone["gripper"]["frames"] == broken.gripper["frames"]
+
+
+def test_repair_keeps_a_step_that_clears_one_of_two_knocks(careful_run: Path, tmp_path: Path) -> None:
+    """The recorded hand sweeps sideways through the block on its way in and on its way out (a person's
+    hand, as seed 2's world-frame recording has it). The first step, the approach from above, leaves
+    hand_clearance failing on the way out: the same checks fail, but one knock fewer, so it is kept and
+    the second step takes the hand straight up after the release (it had been undone, and the repair
+    ended with no untried suggestion)."""
+    from real2gym.real2gym_addon.reverify import reverify
+
+    out = Path(shutil.copytree(careful_run, tmp_path / "run"))
+    openings = np.array(
+        [s["gripper"] for s in json.loads((out / "report.json").read_text())["gripper"]["frames"]]
+    )
+    stall, release = gripper_hold(openings)
+
+    def both_ways(report: dict) -> None:
+        _sweep(report, stall - 8, stall, 0.07, stall)
+        _sweep(report, release + 1, release + 9, 0.07, release)
+
+    broken, _ = reverify(out, edit=both_ways)
+    knocks = broken.verification.checks["hand_clearance"]["knocks"]
+    assert {k["phase"] for k in knocks} == {"approach", "retreat"}, knocks
+    assert main(["fix", str(out), "--repair", "-q"]) == 0
+    repaired = json.loads((out / "report.json").read_text())
+    kept = [s for s in repaired["repair"]["rounds"] if s["kept"]]
+    assert [s["fix"]["kind"] for s in kept] == ["approach", "approach"]
+    assert kept[0]["fix"]["phase"] == "grasp" and kept[1]["fix"]["phase"] == "release"
+    assert "hand_clearance" in kept[0]["failed_after"] and kept[1]["failed_after"] == []
+    assert [e["kind"] for e in repaired["edit_log"]] == ["approach", "approach"]
 
 
 def test_approach_fixes_are_checked_before_they_change_anything(careful_run: Path, tmp_path: Path) -> None:
