@@ -46,6 +46,10 @@ FALL_SPEED = 0.3
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
 DROP_DRIFT = 0.015
 """m: a dropped object falls where it is let go; its fall starts no farther sideways from where it lands."""
+COVERED = 0.6
+"""Share of an object seen whole under which its mask on the lift's frame shows a hand closed on it."""
+COVER_MATCH = 0.15
+"""Relative margin within which a mask before the lift is as covered as on the lift's frame."""
 APPROACH_HEIGHT = 0.10
 MAX_OPENING = FULL_OPENING
 
@@ -200,6 +204,25 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     return frame
 
 
+def _covered_from(areas: np.ndarray, lift: int) -> int | None:
+    """Where a hand that closes on a resting object stops covering more of it: the first frame of the unbroken
+    run before the lift whose mask is as small as on the lift's frame (within :data:`COVER_MATCH`), where
+    that is under :data:`COVERED` of the object seen whole (its largest mask before the lift, the 90th
+    percentile). None where the lift's mask is not that covered (a gripper from above hides little): a
+    closing hand's covering of the object is the grasp's evidence where nothing shows the hand itself."""
+    if lift < 2:
+        return None
+    whole, at_lift = float(np.percentile(areas[:lift], 90)), float(areas[lift])
+    if whole <= 0 or at_lift >= COVERED * whole:
+        return None
+    frame = lift
+    while (
+        frame > 0 and areas[frame - 1] <= at_lift * (1 + COVER_MATCH) and areas[frame - 1] < COVERED * whole
+    ):
+        frame -= 1
+    return frame if frame < lift else None
+
+
 def _resting(motion: Motion, height: float) -> tuple[float, float]:
     """The object's resting height (m, the median of the video's first tenth) and how far above it a lift
     must rise: :data:`LIFT_HEIGHT`, or a quarter of the object's ``height`` (a gripper hiding its lower
@@ -222,6 +245,7 @@ def detect_events(
     height: float = 0.0,
     size=None,
     hand: HandEvidence | None = None,
+    areas: np.ndarray | None = None,
 ) -> list[dict]:
     """Finds grasp, lift, release and contact of a manipulated object.
 
@@ -244,6 +268,8 @@ def detect_events(
             within reach of it (``carry.GRASP_REACH``); None to not check.
         hand: What the hand seen in the video says about the object, or None. Used where
             the recording does not give the grasp or the release.
+        areas: The object's mask area (pixels) per frame, or None. Where neither the recording nor
+            the hand gives the grasp, the hand's covering of the object does (:func:`_covered_from`).
 
     Returns:
         ``{"frame", "event", "object"}`` entries in frame order (events that do not happen are left out);
@@ -296,6 +322,11 @@ def detect_events(
         if parting is not None:
             events["release"] = parting[0]
             from_hand.add("release")
+    covered = None if "grasp" in events or areas is None else _covered_from(np.asarray(areas, float), lift)
+    if covered is not None:
+        events["grasp"] = covered
+        log.warn("geometry", f"object '{name}': grasp frame {covered} estimated from where the hand stops covering "
+                             "more of it before the lift (no gripper recording, no hand prompted)")  # fmt: skip
     if "grasp" not in events:
         events["grasp"] = max(0, lift - round(GRASP_LEAD_S * fps))
         why = (

@@ -511,7 +511,8 @@ def run_geometry(
                 silhouette=agreement, gripper=trajectory,
                 partly_seen=partly_seen if trajectory is None else None,  # a recorded hand is the better evidence
                 partial=None if trajectory is not None else np.array(
-                    [np.count_nonzero(m) < PARTLY_SEEN * seen_px for m in masks]),
+                    [np.count_nonzero(m) < PARTLY_SEEN * seen_px for m in masks]
+                ),
             )  # fmt: skip
         objects.append(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
@@ -553,9 +554,13 @@ def run_geometry(
                 camera,
                 inverse_poses(world_from_camera if camera_frames is None else camera_frames),
             )
+        moved_masks = next(
+            t.masks for p, t in zip(demo.objects, segmentation.objects, strict=True) if p.name == moved.name
+        )
+        areas = [np.count_nonzero(m) for m in moved_masks]
         keyframes = detect_events(
             moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2],
-            moved.fitted.shape.size, hand,
+            moved.fitted.shape.size, hand, areas,
         )  # fmt: skip
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))

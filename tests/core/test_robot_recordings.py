@@ -259,6 +259,29 @@ def test_a_placed_object_is_released_where_it_comes_to_rest() -> None:
     assert found["release"] == 32  # 10 mm from where it lands (30 before: 5 cm)
 
 
+def test_without_recording_or_hand_the_grasp_is_where_the_hand_stops_covering_the_object() -> None:
+    """A hand that closes on the resting block covers more of it frame by frame, then holds still until it
+    lifts it (frame 21): the grasp is where the covering stops growing (seed 39 and 16 in Cycles: 1 frame
+    early, where the lift's lead put it 4 early). A gripper from above that hides little leaves the lead."""
+    from real2gym.real2gym_addon.errors import WarningLog
+    from real2gym.real2gym_addon.geometry.keyframes import detect_events
+
+    areas = np.full(FRAMES, 1000.0)
+    areas[16:19] = [700, 400, 330]
+    areas[19:30] = [320, 325, 318] + [330] * 8
+    log = WarningLog()
+    found = {
+        k["event"]: k["frame"] for k in detect_events("block", _carried_motion(), FPS, None, log, areas=areas)
+    }
+    assert found["grasp"] == 18 and found["lift"] == 21
+    assert any("stops covering" in w.message for w in log.warnings)
+    from_above = np.full(FRAMES, 1000.0)
+    from_above[18:] = 850
+    found = {k["event"]: k["frame"] for k in detect_events("block", _carried_motion(), FPS, None, WarningLog(),
+                                                          areas=from_above)}  # fmt: skip
+    assert found["grasp"] == 21 - round(0.2 * FPS)
+
+
 def test_recorded_grasp_and_release_do_not_wait_for_the_motion() -> None:
     """The recording shows the hand closing on the block, rising and opening; the tracker lost the block
     and pins it to its start. The grasp and release still come from the recording, the lift from the
