@@ -15,7 +15,15 @@ import numpy as np
 
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
-from .edits import approach_anchor, descent_below, find_object, keyframe_frame, max_grasp_rise
+from .edits import (
+    SET_DOWN_PRESS,
+    approach_anchor,
+    descent_below,
+    find_object,
+    keyframe_frame,
+    max_grasp_rise,
+    pressed_after_landing,
+)
 
 CLEARANCE = 0.004
 """Room (m) left around an object that must pass through an opening."""
@@ -23,6 +31,8 @@ RELEASE_ROOM = 0.01
 """Metres past the simulated grip a widened release opens the fingers to (5 mm each side)."""
 PALM_MARGIN = 0.005
 """m the palm and finger roots clear what the held object goes into on a grasp moved up it."""
+LANDED_TOLERANCE = 0.004
+"""m: an object within this of its final height stands where it was set down (``set_down``)."""
 LATE_RELEASE_S = 0.3
 """Fingers letting go this little before the release keyframe: the keyframe is late, not the grasp weak."""
 
@@ -298,11 +308,24 @@ def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
             "fix": {"kind": "offset", "object": moved_name, "delta": [round(float(miss[0]), 4),
                     round(float(miss[1]), 4), 0.0], "frame": grasp_frame, "until": True},
         }]  # fmt: skip
-    if (
+    late = (
         lost is not None
         and release is not None
         and lost >= release - round(LATE_RELEASE_S * report["video"]["fps"])
-    ):
+    )
+    landed = _landed(entry, grasp_frame, release) if late else None
+    if landed is not None and landed <= lost + 1:  # the smoothed path reaches its rest a frame late
+        landed = min(landed, lost)
+    pressed = 0.0 if landed is None or landed > lost else pressed_after_landing(report, landed, release)
+    if pressed > SET_DOWN_PRESS:
+        # The video shows it standing on its support as the fingers lose it; the hand pushes on down after.
+        return [{
+            "text": f"the hand pushes the {moved_name} {pressed * 1000:.0f} mm on down after it lands (frame "
+                    f"{landed}) and loses it on frame {lost}; hold the hand where it sets it down until it lets go?",
+            "check": "grasp_held", "frame": landed,
+            "fix": {"kind": "set_down", "object": moved_name, "frame": landed},
+        }]  # fmt: skip
+    if late:
         # Held all the way, but let go a few frames before the release keyframe: the keyframe is late.
         earlier = max(grasp_frame + 1, lost - 1)
         return [{
@@ -320,6 +343,21 @@ def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
             "fix": {"kind": "keyframe", "object": moved_name, "event": "grasp", "frame": later},
         }]  # fmt: skip
     return []
+
+
+def _landed(entry: dict, grasp: int, release: int) -> int | None:
+    """The first frame after the grasp from which the video shows the object at its final height (within
+    :data:`LANDED_TOLERANCE`) up to the release, or None (it is still carried at the release)."""
+    heights = np.array([f["position_world"][2] for f in entry["frames"]], float)
+    if not grasp < release < len(heights):
+        return None
+    final = float(np.median(heights[-max(3, len(heights) // 10) :]))
+    resting = np.abs(heights[grasp : release + 1] - final) <= LANDED_TOLERANCE
+    if not resting[-1]:
+        return None
+    moving = np.nonzero(~resting)[0]
+    first = grasp + (int(moving[-1]) + 1 if len(moving) else 0)
+    return first if first < release else None
 
 
 def wider_release(context: SuggestionContext, made: list[dict]) -> list[dict]:

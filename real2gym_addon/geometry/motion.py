@@ -239,7 +239,8 @@ class _HeldBand:
     """How high on a partly seen object the part that shows sits, while a hand holds it (``track``'s
     ``partial``). Per pass: while it rests, the height of its points' median above its resting centre; once
     those points rise (:data:`BAND_RISE`), it is carried and its centre is that far below their median, until
-    a frame shows it whole or not at all (let go, or dropped out of sight)."""
+    a frame shows it whole or not at all (let go, or dropped out of sight). A frame without any of its points
+    between the rest and the rise breaks that."""
 
     def __init__(self, partial: np.ndarray | None, rest_z: float) -> None:
         self.partial, self.rest_z = partial, rest_z
@@ -266,9 +267,12 @@ class _HeldBand:
         return seen_z - self.band
 
     def unseen(self) -> None:
-        """A frame without any of its points: a carry ends there."""
+        """A frame without any of its points: a carry ends there, and a rest's band is forgotten (what rises
+        after it may have been moved unseen: dropped into a cup, seen again over its rim)."""
         if self.state == "carried":
             self.state = "done"
+        else:
+            self.band = None
 
 
 def track(

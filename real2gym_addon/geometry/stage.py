@@ -510,9 +510,7 @@ def run_geometry(
                 fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, poses,
                 silhouette=agreement, gripper=trajectory,
                 partly_seen=partly_seen if trajectory is None else None,  # a recorded hand is the better evidence
-                partial=None if trajectory is not None else np.array(
-                    [np.count_nonzero(m) < PARTLY_SEEN * seen_px for m in masks]
-                ),
+                partial=np.array([np.count_nonzero(m) < PARTLY_SEEN * seen_px for m in masks]),
             )  # fmt: skip
         objects.append(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])

@@ -590,3 +590,46 @@ def test_the_rule_lets_go_above_the_rim_where_the_object_is_over_the_opening() -
     for sample in gripper["frames"]:
         sample["position_world"][2] = max(sample["position_world"][2], 0.15)
     assert _release_above(context, hand) is None
+
+
+def test_a_hand_that_presses_the_object_down_after_it_lands_sets_it_down(careful_run: Path) -> None:
+    """The video shows the block set down 4 frames before the release, and the recorded hand goes on down
+    12 mm along its approach axis (a recording at a low rate, interpolated; seed 39's can on its plate: 9 mm):
+    in simulation the pads slide down the block and lose it before the release. The suggestion holds the
+    hand where it sets the block down (``set_down``), along the approach axis only; the step is logged and
+    undone like any other."""
+    from real2gym.real2gym_addon.fixes.edits import _approach_axis, apply_fix, undo_last
+    from real2gym.real2gym_addon.fixes.suggest import suggest_fixes
+
+    report = json.loads((careful_run / "report.json").read_text())
+    samples = report["gripper"]["frames"]
+    _, release = gripper_hold(np.array([s["gripper"] for s in samples]))
+    landed = release - 4
+    block = next(o for o in report["objects"] if o["name"] == "block")
+    for frame in block["frames"][landed:]:  # standing where it ends from `landed` on
+        frame["position_world"] = list(block["frames"][-1]["position_world"])
+    axis = _approach_axis(samples[landed])
+    for frame in range(landed + 1, release + 1):
+        pushed = np.array(samples[frame]["position_world"]) + axis * 0.012 * min(1.0, (frame - landed) / 2)
+        samples[frame]["position_world"] = pushed.tolist()
+    report["verification"]["checks"]["grasp_held"].update(
+        passed=False, first_frame_without_contact=landed + 1
+    )
+    suggestion = suggest_fixes(report)[0]
+    assert suggestion["fix"] == {"kind": "set_down", "object": "block", "frame": landed}
+    assert "mm on down after it lands" in suggestion["text"]
+    before = np.array([s["position_world"] for s in samples])
+    apply_fix(report, suggestion["fix"])
+    after = np.array([s["position_world"] for s in report["gripper"]["frames"]])
+    assert np.abs((after[landed : release + 1] - after[landed]) @ axis).max() < 1e-6
+    np.testing.assert_allclose(after[: landed + 1], before[: landed + 1], atol=1e-6)
+    np.testing.assert_allclose(after[release + 1 :], before[release + 1 :], atol=1e-6)
+    sideways = (after - before) - np.outer((after - before) @ axis, axis)
+    assert np.abs(sideways).max() < 1e-6
+    assert report["edit_log"][-1]["kind"] == "set_down"
+    undo_last(report)
+    np.testing.assert_allclose([s["position_world"] for s in report["gripper"]["frames"]], before)
+    # Where the video shows the block still carried when the fingers lose it, the release keyframe moves.
+    for frame in block["frames"][landed:release]:
+        frame["position_world"][2] += 0.03
+    assert suggest_fixes(report)[0]["fix"]["kind"] == "keyframe"
