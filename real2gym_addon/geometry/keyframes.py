@@ -167,10 +167,33 @@ def _rise(z: np.ndarray, base: float, threshold: float, start: int = 0) -> int |
     return frame
 
 
-def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
+def _uncovered_after(areas: np.ndarray, lift: int, rest: int) -> int | None:
+    """Where a hand that carried an object and set it down leaves it: from the frame it comes to rest, the last
+    frame of the unbroken run whose mask is under :data:`COVERED` of its mask at the end (the median of the
+    video's last tenth), where the run ends before the video does. None where the hand did not cover it on
+    the frames it came down on (under :data:`COVERED` of it seen whole before the lift: a gripper that holds
+    a block by its sides and drops it into a cup hides little of it) or does not cover it at its rest."""
+    whole = float(np.percentile(areas[:lift], 90)) if lift > 0 else 0.0
+    final = float(np.median(areas[-max(3, len(areas) // 10) :]))
+    coming_down = areas[max(lift, rest - 3) : rest]
+    if whole <= 0 or final <= 0 or not len(coming_down) or coming_down.max() >= COVERED * whole:
+        return None
+    covered = areas < COVERED * final
+    if not covered[rest]:
+        return None
+    frame = rest
+    while frame + 1 < len(areas) and covered[frame + 1]:
+        frame += 1
+    return frame if frame + 1 < len(areas) else None
+
+
+def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = None) -> int | None:
     """Without a recording, where the carried object is let go.
 
-    It comes to rest at its final pose, lower than it was carried. If it hits
+    It comes to rest at its final pose, lower than it was carried. Where the
+    hand still covers it there (``areas``, its mask per frame), it set it down
+    and lets go where it stops covering it (:func:`_uncovered_after`): a hand
+    that sets an object down fast moves it as a fall would. Otherwise, if it hits
     that rest fast (:data:`FALL_SPEED`; a hand slows down as it sets an object
     down), it was dropped: the release is the frame before it started to fall,
     over where it lands (:data:`DROP_DRIFT`; a hand that lowers it fast while still
@@ -190,6 +213,9 @@ def _put_down(motion: Motion, lift: int, fps: float) -> int | None:
     rest = lift + int(moving[-1]) + 1
     if rest >= len(z) - 1:
         return None  # it is still moving at the end
+    left = None if areas is None else _uncovered_after(areas, lift, rest)
+    if left is not None:
+        return left
     speed = np.r_[0.0, np.diff(z)] * fps
     # Dropped: it hits its rest fast, or it was still speeding up on the frame before (a fall sampled
     # by the frames often ends with a short last step; a hand slows down before it sets one down).
@@ -340,7 +366,7 @@ def detect_events(
             "geometry", f"object '{name}': grasp frame {events['grasp']} estimated from the lift ({why})"
         )
     if "release" not in events:
-        put_down = _put_down(motion, lift, fps)
+        put_down = _put_down(motion, lift, fps, None if areas is None else np.asarray(areas, float))
         if put_down is not None:
             events["release"] = put_down
     if "release" in events:

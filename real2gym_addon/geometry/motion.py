@@ -69,6 +69,8 @@ UNMOVED_RMS = 0.002
 BAND_RISE = 0.003
 """m: a partly seen object whose points rise more than this above where they were at rest is carried."""
 LAST_SEEN_S = 0.2
+LAST_SEEN_REACH = 0.01
+"""m: of the last measured frames, those within this of the last one say where a hidden object falls."""
 """Seconds before an object disappears for good over which its measured frames say where it fell."""
 STATIC_TOLERANCE = 0.005
 """An object whose measured centre stays within this many metres of its median never moves."""
@@ -601,9 +603,15 @@ def settle_hidden_tail(
     start = motion.positions[last].copy()
     if not carried:
         # It drifts little sideways while it falls: where it went is the median over its last measured
-        # frames, so the last one (a sliver of it above a rim, say) does not place it alone.
+        # frames, so the last one (a sliver of it above a rim, say) does not place it alone; those of them
+        # near where it was last seen (a hand still carrying it sideways on the frames before puts that
+        # median 2 cm behind, on seed 1).
         recent = measured[measured > last - LAST_SEEN_S * fps]
-        start[:2] = np.median(motion.positions[recent, :2], axis=0)
+        near = (
+            np.linalg.norm(motion.positions[recent, :2] - motion.positions[last, :2], axis=1)
+            < LAST_SEEN_REACH
+        )
+        start[:2] = np.median(motion.positions[recent[near], :2], axis=0)
     rest_z = support_z + half_height
     # Keep the last vertical speed (never upwards) and add gravity.
     speed = min(0.0, (motion.positions[last, 2] - motion.positions[max(last - 2, 0), 2]) * fps / 2)

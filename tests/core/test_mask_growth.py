@@ -115,3 +115,19 @@ def test_a_held_object_hidden_while_carried_falls_only_where_the_gripper_lets_go
     motion = Motion(positions.copy(), np.zeros(frames), measured)
     settle_hidden_tail(motion, 0.0, 0.02, 30.0)
     assert np.isclose(motion.positions[-1, 0], 0.0)
+
+
+def test_a_hidden_object_falls_where_it_was_last_seen_not_behind_it():
+    """Carried sideways up to its last measured frame and hidden after (an RGB-only can lowered into a cup,
+    seed 1): the median of the last 0.2 s had put its fall 2 cm behind where it was last seen; the frames
+    near that last one place it (a lone last sliver still does not)."""
+    frames = 30
+    positions = np.zeros((frames, 3))
+    positions[:, 2] = 0.1
+    positions[:20, 1] = np.r_[np.zeros(14), [-0.02, -0.045, -0.062, -0.072, -0.077, -0.08]]
+    measured = np.zeros(frames, bool)
+    measured[:20] = True
+    motion = Motion(positions.copy(), np.zeros(frames), measured)
+    settle_hidden_tail(motion, 0.0, 0.03, 30.0)
+    assert abs(motion.positions[-1, 1] - (-0.0785)) < 0.002, motion.positions[-1]
+    assert np.isclose(motion.positions[-1, 2], 0.03)
