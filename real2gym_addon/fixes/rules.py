@@ -286,7 +286,9 @@ def start_above_support(context: SuggestionContext, made: list[dict]) -> list[di
 
 def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
     """Move the object's resting pose to where the gripper closes (`offset`), or the grasp or release
-    keyframe to where the fingers hold (`keyframe`)."""
+    keyframe to where the fingers hold (`keyframe`); where the video shows the object standing on its
+    support as the fingers lose it and the recorded hand pushes on down, hold the hand where it sets the
+    object down (`set_down`)."""
     report, moved_name, release = context.report, context.moved_name, context.release
     grasp = context.checks.get("grasp_held", {})
     grasp_frame = keyframe_frame(report, "grasp", moved_name)

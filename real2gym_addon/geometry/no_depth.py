@@ -42,6 +42,8 @@ PARTLY_SEEN_WEIGHT = 20.0
 """Cost of leaving all of a partly seen mask outside the silhouette, in units of the prior's (see above)."""
 PARTLY_SEEN_EXPLAINED = 0.8
 """A partly seen pose is kept only where its silhouette covers this share of the mask's pixels."""
+MIN_REST_FITS = 3
+"""Frames at rest whose masks must place an object before :func:`rest_from_masks` moves it."""
 GOOD_MATCH = 0.1
 """A silhouette mismatch this low on the table needs no search off it."""
 STANDING_MATCH = 0.04
@@ -115,6 +117,7 @@ def fit_partly_seen(
     camera_from_world: np.ndarray,
     predicted: np.ndarray,
     yaw: float,
+    height: float | None = None,
 ) -> np.ndarray | None:
     """Where a partly seen object is: its silhouette over what the mask shows, near ``predicted``.
 
@@ -131,6 +134,8 @@ def fit_partly_seen(
         camera_from_world: 4x4 on this frame.
         predicted: Where the motion so far puts the centre (world, m).
         yaw: Its yaw (radians).
+        height: Its centre's height (world z, m) where that is known (it rests on a known support):
+            only its place across the table is fitted.
 
     Returns:
         The centre (world, m), or None where the mask is too small or no pose near ``predicted``
@@ -150,6 +155,18 @@ def fit_partly_seen(
         prior = float(np.sum((x - predicted) ** 2)) / PARTLY_SEEN_SCALE**2
         return PARTLY_SEEN_WEIGHT * outside(x) + 50.0 * below + prior
 
+    if height is not None:
+        held = np.array([predicted[0], predicted[1], height], float)
+
+        def across(xy):
+            return loss(np.r_[xy, height])
+
+        simplex = held[:2] + np.r_[np.zeros((1, 2)), np.eye(2) * 0.01]
+        result = minimize(across, held[:2], method="Nelder-Mead",
+                          options={"xatol": 2e-4, "fatol": 1e-4, "maxiter": 200, "initial_simplex": simplex})  # fmt: skip
+        place = np.r_[result.x, height]
+        return None if outside(place) > 1.0 - PARTLY_SEEN_EXPLAINED else place
+
     # From where the motion puts it, and from the mask's ray at that distance from the camera (a silhouette
     # clear of the mask has no slope to follow towards it).
     eye, ray = _mask_ray(camera, invert(camera_from_world), mask)
@@ -165,6 +182,34 @@ def fit_partly_seen(
     if outside(best.x) > 1.0 - PARTLY_SEEN_EXPLAINED:
         return None
     return best.x
+
+
+def rest_from_masks(
+    shape: Shape,
+    masks: list[np.ndarray],
+    camera: Camera,
+    views_from_world: np.ndarray,
+    frames: list[int],
+    start: np.ndarray,
+    yaw: float,
+) -> np.ndarray | None:
+    """RGB only: where an object that has come to rest, partly seen, stands across the table, its height
+    ``start[2]`` held (what it rests on gives it: a can in a cup, its lower part behind the rim).
+
+    Without depth, a partly seen mask fixes only the ray to the object; with its height known, where it
+    stands is fixed too. Each frame's silhouette is placed over its mask near ``start``
+    (:func:`fit_partly_seen` with the height held); the median of those found, or None where fewer than
+    :data:`MIN_REST_FITS` are.
+    """
+    found = []
+    for frame in frames:
+        view = pose_at(views_from_world, frame)
+        fit = fit_partly_seen(shape, masks[frame], camera, view, start, yaw, height=float(start[2]))
+        if fit is not None:
+            found.append(fit[:2])
+    if len(found) < MIN_REST_FITS:
+        return None
+    return np.r_[np.median(np.array(found), axis=0), start[2]]
 
 
 def track_silhouettes(

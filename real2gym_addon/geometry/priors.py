@@ -23,10 +23,10 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = 
     """Height (m, world) of the highest support surface under ``xy``: the table, or another object.
 
     A container supports with its inner bottom, other shapes with their top,
-    where ``xy`` lies inside their footprint (at their final pose) and they lie
-    under ``below`` (the supported object's centre; a container's inner bottom,
-    another shape's centre): a block set down on a plate ends over the plate's
-    footprint, and the plate is not on it.
+    where ``xy`` lies inside their footprint (at their final pose) and that surface
+    lies under ``below`` (the supported object's centre): a block set down on a
+    plate ends over the plate's footprint, and the plate is not on it; a can let
+    go into a cup ends inside the cup's, and the cup is not on it.
     """
     height = 0.0
     for other in others:
@@ -42,7 +42,7 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = 
             continue
         bottom = centre[2] - shape.size[2] / 2
         top = bottom + (shape.params["bottom_thickness"] if shape.is_container else shape.size[2])
-        if (top if shape.is_container else centre[2]) < below:  # under the object, not on it
+        if top < below:  # under the object, not on it, nor in it
             height = max(height, top)
     return height
 

@@ -39,7 +39,14 @@ from .keyframes import GripperTrajectory, detect_events, load_trajectory, seen_r
 from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
 from .motion import Motion, settle_hidden_tail, standing_centre, track, unmeasure_still_partly_seen_tail
-from .no_depth import UNSEEN_WEIGHT, fit_partly_seen, pseudo_points, track_silhouettes
+from .no_depth import (
+    MIN_MASK_AREA,
+    UNSEEN_WEIGHT,
+    fit_partly_seen,
+    pseudo_points,
+    rest_from_masks,
+    track_silhouettes,
+)
 from .priors import out_of_supports, rest_until_lifted, support_height
 from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
@@ -516,7 +523,9 @@ def run_geometry(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
         )
 
-    for obj in objects:
+    # The carried object last: it may come to rest in or on another, whose own hidden tail is settled first
+    # (a cup hidden behind the hand at the end stood 2 cm up until then, and the can let go into it with it).
+    for obj in sorted(objects, key=lambda o: o.name == demo.task.object):
         motion = obj.motion
         unmeasure_still_partly_seen_tail(motion, obj.fitted.shape.size[2])
         if not motion.measured.any():
@@ -526,7 +535,14 @@ def run_geometry(
         last = max(int(np.nonzero(motion.measured)[0][-1]), (carried_until or 0) - 1)
         at = motion.positions[min(last, len(motion.positions) - 1)]
         support = support_height(at[:2], [o for o in objects if o is not obj], below=at[2])
-        settle_hidden_tail(motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until)
+        fell = settle_hidden_tail(
+            motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until
+        )
+        if fell is not None and demo.depth_dir is None:
+            masks = next(
+                t.masks for p, t in zip(demo.objects, segmentation.objects, strict=True) if p.name == obj.name
+            )
+            _rest_where_seen(obj, masks, camera, views_from_world, fell, [o for o in objects if o is not obj])
 
     if camera_source == "estimated":
         corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
@@ -564,6 +580,36 @@ def run_geometry(
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
+
+
+def _rest_where_seen(
+    obj: ObjectGeometry,
+    masks: list[np.ndarray],
+    camera,
+    views_from_world,
+    fell: int,
+    others: list[ObjectGeometry],
+) -> None:
+    """RGB only: an object that fell out of measurement (:func:`settle_hidden_tail`) and rests partly seen
+    (a can let go into a cup, its lower part behind the rim) stands where its masks at rest put it, its
+    height its support's (``no_depth.rest_from_masks``); its fall glides there. Kept where it was where
+    fewer than three frames place it, or where the place found lies over another support."""
+    motion = obj.motion
+    half = obj.fitted.shape.size[2] / 2
+    rest_z = float(motion.positions[-1, 2])
+    resting = [f for f in range(fell + 1, len(masks)) if abs(motion.positions[f, 2] - rest_z) < 1e-6]
+    seen = [f for f in resting if np.count_nonzero(masks[f]) >= MIN_MASK_AREA]
+    if not seen:
+        return
+    found = rest_from_masks(obj.fitted.shape, masks, camera, views_from_world, seen, motion.positions[-1],
+                            float(motion.yaws[-1]))  # fmt: skip
+    if found is None or abs(support_height(found[:2], others, below=rest_z) + half - rest_z) > 1e-6:
+        return
+    shift = found[:2] - motion.positions[-1, :2]
+    start = resting[0]
+    for f in range(fell + 1, len(masks)):
+        share = 1.0 if f >= start else (f - fell) / (start - fell)
+        motion.positions[f, :2] += share * shift
 
 
 def _hand_at(moved: ObjectGeometry, masks: list[np.ndarray], hands: list, camera, views_from_world):

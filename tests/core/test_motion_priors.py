@@ -62,3 +62,17 @@ def test_without_a_recording_the_object_stands_still_until_the_lift():
     rest_until_lifted(block.motion, keyframes)
     assert np.allclose(block.motion.positions[:12], [0.0, 0.0, 0.03])
     assert np.allclose(block.motion.positions[12:], path[12:])
+
+
+def test_a_cup_is_not_lifted_onto_the_can_let_go_into_it():
+    # Seed 26 (Cycles, RGB only): the can rests in the cup at the end, its centre under the cup's; the cup,
+    # which moved a little on its own frames, had been raised onto the can's top.
+    can_path = np.array([[0.2 - 0.01 * f, 0.0, 0.036 if f > 15 else 0.032] for f in range(FRAMES)])
+    can = _object("can", "cylinder", [0.039, 0.039, 0.064], can_path)
+    cup_path = np.array([[0.0, 0.0, 0.0417 + 0.0001 * (f % 2)] for f in range(FRAMES)])
+    cup = _object("cup", "cup", [0.075, 0.075, 0.0835], cup_path,
+                  {"outer_radius": 0.0374, "inner_radius": 0.0338, "wall_thickness": 0.0036, "bottom_thickness": 0.004})  # fmt: skip
+    out_of_supports(cup, [can])
+    assert np.array_equal(cup.motion.positions, cup_path)
+    out_of_supports(can, [cup])
+    assert np.allclose(can.motion.positions[16:, 2], 0.036, atol=2e-4)  # on the cup's inner bottom
