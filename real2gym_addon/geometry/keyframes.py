@@ -47,7 +47,8 @@ FALL_SPEED = 0.3
 DROP_DRIFT = 0.015
 """m: a dropped object falls where it is let go; its fall starts no farther sideways from where it lands."""
 COVERED = 0.6
-"""Share of an object seen whole under which its mask on the lift's frame shows a hand closed on it."""
+"""Share of an object's mask seen whole (or, after it is set down, at the video's end) under which a hand
+covers it: closed on it at the grasp, on it as it sets it down."""
 COVER_MATCH = 0.15
 """Relative margin within which a mask before the lift is as covered as on the lift's frame."""
 APPROACH_HEIGHT = 0.10

@@ -69,9 +69,9 @@ UNMOVED_RMS = 0.002
 BAND_RISE = 0.003
 """m: a partly seen object whose points rise more than this above where they were at rest is carried."""
 LAST_SEEN_S = 0.2
-LAST_SEEN_REACH = 0.01
-"""m: of the last measured frames, those within this of the last one say where a hidden object falls."""
 """Seconds before an object disappears for good over which its measured frames say where it fell."""
+LAST_SEEN_REACH = 0.01
+"""m: of those frames, the ones within this of the last say where it fell."""
 STATIC_TOLERANCE = 0.005
 """An object whose measured centre stays within this many metres of its median never moves."""
 STATIC_SHARE = 95
@@ -313,10 +313,10 @@ def track(
             near where its motion so far puts it (:func:`~.no_depth.fit_partly_seen`); None to bridge
             such frames.
         partial: ``N`` bool: frames whose mask shows only part of the object (a hand on it), or None.
-            Where no recorded gripper holds it, a hand that holds it hides the same part of it while it
-            carries it: the part that shows stays as high on the object as it was on the last partly
-            seen frame where the object rested (its points fit its side anywhere along it: a can's
-            centre came out 2 cm low on seed 39, Cycles, carried from above).
+            A hand that holds it hides the same part of it while it carries it: the part that shows
+            stays as high on the object as it was on the last partly seen frame where the object
+            rested (:class:`_HeldBand`; its points fit its side anywhere along it: a can's centre came
+            out 2 cm low on seed 39, Cycles, carried from above).
 
     Returns:
         The motion, smoothed, with hidden frames bridged.

@@ -523,6 +523,7 @@ def run_geometry(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
         )
 
+    masks_of = {p.name: t.masks for p, t in zip(demo.objects, segmentation.objects, strict=True)}
     # The carried object last: it may come to rest in or on another, whose own hidden tail is settled first
     # (a cup hidden behind the hand at the end stood 2 cm up until then, and the can let go into it with it).
     for obj in sorted(objects, key=lambda o: o.name == demo.task.object):
@@ -539,10 +540,8 @@ def run_geometry(
             motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until
         )
         if fell is not None and demo.depth_dir is None:
-            masks = next(
-                t.masks for p, t in zip(demo.objects, segmentation.objects, strict=True) if p.name == obj.name
-            )
-            _rest_where_seen(obj, masks, camera, views_from_world, fell, [o for o in objects if o is not obj])
+            others = [o for o in objects if o is not obj]
+            _rest_where_seen(obj, masks_of[obj.name], camera, views_from_world, fell, others)
 
     if camera_source == "estimated":
         corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
@@ -568,10 +567,7 @@ def run_geometry(
                 camera,
                 inverse_poses(world_from_camera if camera_frames is None else camera_frames),
             )
-        moved_masks = next(
-            t.masks for p, t in zip(demo.objects, segmentation.objects, strict=True) if p.name == moved.name
-        )
-        areas = [np.count_nonzero(m) for m in moved_masks]
+        areas = [np.count_nonzero(m) for m in masks_of[moved.name]]
         keyframes = detect_events(
             moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2],
             moved.fitted.shape.size, hand, areas,
