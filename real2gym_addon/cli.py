@@ -302,6 +302,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.grasp_height,
             args.release_opening,
             args.release_above,
+            args.set_down,
         )  # fmt: skip
     )
     if needs_object and not args.object:
@@ -329,6 +330,8 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
     if args.release_opening is not None:
         fixes.append({"kind": "release_opening", "object": args.object, "width_m": args.release_opening,
                       "frame": args.frame, "limit": args.at_most})  # fmt: skip
+    if args.set_down is not None:
+        fixes.append({"kind": "set_down", "object": args.object, "frame": args.set_down})
     if args.apply_suggestion is not None:
         suggestions = _suggestions(report)
         if not 1 <= args.apply_suggestion <= len(suggestions):
@@ -582,6 +585,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="open the fingers to at least this gap from the release (--frame) on")  # fmt: skip
     fix.add_argument("--at-most", action="store_true",
                      help="with --release-opening: open them to at most this gap instead")  # fmt: skip
+    fix.add_argument("--set-down", type=whole_in(0, 1_000_000), metavar="FRAME",
+                     help="the object stands on its support from FRAME: the hand goes no farther along its "
+                          "approach axis from there until it lets go")  # fmt: skip
     fix.add_argument("--probe", action="store_true", help="only drop a probe into the container and report")
     fix.add_argument("--suggest", action="store_true", help="only list the suggested fixes")
     fix.add_argument(

@@ -658,3 +658,14 @@ def test_a_hand_that_sets_the_object_down_lets_go_where_it_stops_covering_it() -
         k["event"]: k["frame"] for k in detect_events("block", dropped, FPS, None, WarningLog(), areas=seen)
     }
     assert found["release"] == 35
+
+
+def test_set_down_from_the_command_line(careful_run: Path, tmp_path: Path, capsys) -> None:
+    out = Path(shutil.copytree(careful_run, tmp_path / "run"))
+    assert main(["fix", str(out), "--set-down", "40", "--no-verify"]) == 2
+    assert "--object" in capsys.readouterr().err
+    assert main(["fix", str(out), "--object", "block", "--set-down", "400", "--no-verify"]) == 2
+    assert "outside the video" in capsys.readouterr().err
+    assert main(["fix", str(out), "--object", "block", "--set-down", "100", "--no-verify"]) == 0
+    log = json.loads((out / "report.json").read_text())["edit_log"]
+    assert log[-1]["kind"] == "set_down" and log[-1]["args"] == {"frame": 100}
