@@ -97,11 +97,15 @@ def _hand_reach(
     shape = Shape.from_report(knocked)
     inner = shape.params.get("inner_radius") if shape.is_container else None
     if inner is not None:
-        # Fingers around the held object that do not fit in the container's opening must stay above its rim.
-        # The fingers close on the held object (a commanded closure records 0, not the object's width).
+        # Fingers around the held object that do not fit in the container's opening must stay above its rim,
+        # and so must fingers that could not open there to let go of it (its width plus RELEASE_ROOM): a
+        # block let go in a narrow cup stays pinched between them and leaves with the hand (seed 16, Cycles:
+        # 12 mm fingers in a cup 69 mm across open to 38 mm at most, around a 30 mm block). The fingers
+        # close on the held object (a commanded closure records 0, not the object's width).
         held = float(min(moved["size"][:2]))
         gaps = [float(s["gripper"]) * MAX_OPENING for s in samples[frame : last + 1]] or [MAX_OPENING]
-        fingers = float(np.hypot(max(min(gaps), held) / 2 + spec.finger_size[1], spec.finger_size[0] / 2))
+        letting_go = max(min(gaps), held + RELEASE_ROOM)
+        fingers = float(np.hypot(letting_go / 2 + spec.finger_size[1], spec.finger_size[0] / 2))
         if fingers > inner - PALM_MARGIN:
             reach, part = -FINGERTIP_BELOW, "fingers"
     return top, reach, part, lowest
@@ -218,10 +222,14 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
             })  # fmt: skip
         if above is not None:
             height, frame, part = above
+            why = (
+                "palm cannot follow into the opening"
+                if part == "palm"
+                else "fingers cannot go into the opening and open there"
+            )
             letting_go = {
                 "text": f"the hand knocks the {hand['object']} while it lowers the {moved_name} into it (frame "
-                        f"{hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): its "
-                        f"{'palm' if part == 'palm' else 'fingers'} cannot follow into the opening; let go of the "
+                        f"{hand['frame']}, moved {hand['moved_m'] * 1000:.0f} mm): its {why}; let go of the "
                         f"{moved_name} above the rim on frame {frame} and let it drop in?",
                 "check": "hand_clearance", "frame": frame,
                 "fix": {"kind": "release_above", "object": moved_name, "height_m": height, "frame": frame},

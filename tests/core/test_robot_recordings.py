@@ -467,7 +467,8 @@ def test_a_grasp_moved_up_the_object_raises_the_whole_hand_path_and_is_undone(ca
 def test_the_grasp_is_moved_up_as_far_as_the_palm_or_the_fingers_need() -> None:
     """The rule behind the grasp_height suggestion: a palm that comes down onto a cup's rim while the hand
     lowers a block into it needs the grasp moved up by what it overlaps (plus 5 mm); fingers around a can
-    as wide as the cup's opening must stay above the rim altogether, at most as far as leaves 1 cm of pad."""
+    as wide as the cup's opening, or that could not open in it to let go, must stay above the rim
+    altogether, at most as far as leaves 1 cm of pad."""
     from real2gym.real2gym_addon.fixes.edits import max_grasp_rise
     from real2gym.real2gym_addon.fixes.rules import PALM_MARGIN, _grasp_rise
     from real2gym.real2gym_addon.mjcf.gripper import FINGERTIP_BELOW, GripperSpec
@@ -489,14 +490,19 @@ def test_the_grasp_is_moved_up_as_far_as_the_palm_or_the_fingers_need() -> None:
 
     hand = {"object": "cup", "phase": "carry", "frame": 5, "moved_m": 0.05}
     palm = GripperSpec().finger_size[2] - FINGERTIP_BELOW
-    # A 30 mm block in a cup 69 mm across: the fingers fit in, the palm at 33 + 42 mm meets the 76 mm rim.
-    rise, part = _grasp_rise(report((0.03, 0.042, 0.054), 0.0347, 0.033), hand, "held", 9)
+    # A 16 mm block in a cup 69 mm across: the fingers fit in and can open there to let go of it; the palm
+    # at 33 + 42 mm meets the 76 mm rim.
+    rise, part = _grasp_rise(report((0.016, 0.042, 0.054), 0.0347, 0.033), hand, "held", 9)
     assert part == "palm" and rise == pytest.approx(0.076 + PALM_MARGIN - (0.033 + palm), abs=1e-4)
+    # A 30 mm block there (seed 16 in Cycles): the 12 mm fingers fit in around it but could not open to
+    # 40 mm in there to let go of it, so they stay above the rim like fingers that do not fit.
+    rise, part = _grasp_rise(report((0.03, 0.042, 0.054), 0.0347, 0.033), hand, "held", 9)
+    assert part == "fingers" and rise == pytest.approx(max_grasp_rise(0.054), abs=1e-4)
     # A 62 mm can in a cup 69 mm across: the fingers around it do not fit; at most 1 cm of pad stays on it.
     rise, part = _grasp_rise(report((0.062, 0.062, 0.08), 0.0347, 0.045), hand, "held", 9)
     assert part == "fingers" and rise == pytest.approx(max_grasp_rise(0.08), abs=1e-4)
     # The palm well above the rim: nothing to move.
-    assert _grasp_rise(report((0.03, 0.042, 0.054), 0.0347, 0.06), hand, "held", 9) is None
+    assert _grasp_rise(report((0.016, 0.042, 0.054), 0.0347, 0.06), hand, "held", 9) is None
 
 
 def test_the_hand_that_cannot_follow_into_a_container_lets_go_above_it(careful_run: Path) -> None:
