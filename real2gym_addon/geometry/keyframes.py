@@ -168,21 +168,23 @@ def _rise(z: np.ndarray, base: float, threshold: float, start: int = 0) -> int |
     return frame
 
 
-def _uncovered_after(areas: np.ndarray, lift: int, rest: int) -> int | None:
-    """Where a hand that carried an object and set it down leaves it: from the frame it comes to rest, the last
-    frame of the unbroken run whose mask is under :data:`COVERED` of its mask at the end (the median of the
-    video's last tenth), where the run ends before the video does. None where the hand did not cover it on
-    the frames it came down on (under :data:`COVERED` of it seen whole before the lift: a gripper that holds
-    a block by its sides and drops it into a cup hides little of it) or does not cover it at its rest."""
+def _uncovered_after(areas: np.ndarray, lift: int, settled: int, rest: int) -> int | None:
+    """Where a hand that carried an object and set it down leaves it: the last frame of the unbroken run whose
+    mask is under :data:`COVERED` of its mask at the end (the median of the video's last tenth) that starts
+    between ``settled`` (where it was last seen coming down, or its rest) and ``rest``, where the run ends
+    before the video does. None where the hand did not cover it on the frames it came down on (under
+    :data:`COVERED` of it seen whole before the lift: a gripper that holds a block by its sides and drops it
+    into a cup hides little of it) or does not cover it there."""
     whole = float(np.percentile(areas[:lift], 90)) if lift > 0 else 0.0
     final = float(np.median(areas[-max(3, len(areas) // 10) :]))
-    coming_down = areas[max(lift, rest - 3) : rest]
+    coming_down = areas[max(lift, settled - 3) : settled]
     if whole <= 0 or final <= 0 or not len(coming_down) or coming_down.max() >= COVERED * whole:
         return None
     covered = areas < COVERED * final
-    if not covered[rest]:
+    starts = np.nonzero(covered[settled : rest + 1])[0]
+    if not len(starts):
         return None
-    frame = rest
+    frame = settled + int(starts[0])
     while frame + 1 < len(areas) and covered[frame + 1]:
         frame += 1
     return frame if frame + 1 < len(areas) else None
@@ -192,9 +194,10 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     """Without a recording, where the carried object is let go.
 
     It comes to rest at its final pose, lower than it was carried. Where the
-    hand still covers it there (``areas``, its mask per frame), it set it down
-    and lets go where it stops covering it (:func:`_uncovered_after`): a hand
-    that sets an object down fast moves it as a fall would. Otherwise, if it hits
+    hand still covers it there, or where it was last seen before it dropped out
+    of sight (``areas``, its mask per frame), it set it down and lets go where it
+    stops covering it (:func:`_uncovered_after`): a hand that sets an object
+    down fast moves it as a fall would. Otherwise, if it hits
     that rest fast (:data:`FALL_SPEED`; a hand slows down as it sets an object
     down), it was dropped: the release is the frame before it started to fall,
     over where it lands (:data:`DROP_DRIFT`; a hand that lowers it fast while still
@@ -214,7 +217,11 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     rest = lift + int(moving[-1]) + 1
     if rest >= len(z) - 1:
         return None  # it is still moving at the end
-    left = None if areas is None else _uncovered_after(areas, lift, rest)
+    # Where it drops out of sight before it comes to rest (into a cup, under the hand), its path from there
+    # is a fall the motion stage made up: the covering is read from where it was last seen.
+    unseen = np.nonzero(~motion.measured[lift:rest])[0]
+    settled = lift + int(unseen[0]) if len(unseen) else rest
+    left = None if areas is None else _uncovered_after(areas, lift, settled, rest)
     if left is not None:
         return left
     speed = np.r_[0.0, np.diff(z)] * fps

@@ -664,6 +664,18 @@ def test_a_hand_that_sets_the_object_down_lets_go_where_it_stops_covering_it() -
         k["event"]: k["frame"] for k in detect_events("block", dropped, FPS, None, WarningLog(), areas=seen)
     }
     assert found["release"] == 35
+    # Put into a cup under the hand: out of sight from frame 36 (its path there a fall the motion stage
+    # made up from where it was last seen, coming to rest on 45), seen again over the rim once the hand
+    # has left on 43 (seed 16: at rest on 38, seen again on 36).
+    hidden = _carried_motion()
+    hidden.positions[35:, 2] = np.r_[np.linspace(0.12, 0.05, 11), [0.05] * (FRAMES - 46)]
+    hidden.measured[36:43] = False
+    into_cup = covered.copy()
+    into_cup[36:43] = 0.0
+    into_cup[43:] = 420
+    found = {k["event"]: k["frame"] for k in detect_events("block", hidden, FPS, None, WarningLog(),
+                                                          areas=into_cup)}  # fmt: skip
+    assert found["release"] == 42
 
 
 def test_set_down_from_the_command_line(careful_run: Path, tmp_path: Path, capsys) -> None:
