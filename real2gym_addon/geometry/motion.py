@@ -241,8 +241,9 @@ class _HeldBand:
     """How high on a partly seen object the part that shows sits, while a hand holds it (``track``'s
     ``partial``). Per pass: while it rests, the height of its points' median above its resting centre; once
     those points rise (:data:`BAND_RISE`), it is carried and its centre is that far below their median, until
-    a frame shows it whole or not at all (let go, or dropped out of sight). A frame without any of its points
-    between the rest and the rise breaks that."""
+    a frame shows it whole or not at all (let go, or dropped out of sight) or it is back down at the height
+    it rested at (set down there: the hand that leaves it uncovers more of it, and its band moves). A frame
+    without any of its points between the rest and the rise breaks that."""
 
     def __init__(self, partial: np.ndarray | None, rest_z: float) -> None:
         self.partial, self.rest_z = partial, rest_z
@@ -264,6 +265,9 @@ class _HeldBand:
                 self.band = seen_z - self.rest_z
             return None
         if self.band is None:
+            return None
+        if self.state == "carried" and seen_z - self.band < self.rest_z + LIFTED:
+            self.state = "done"  # set down where it stood: its band moves as the hand leaves it
             return None
         self.state = "carried"
         return seen_z - self.band

@@ -199,3 +199,33 @@ def test_an_object_resting_partly_seen_is_placed_by_its_masks_with_its_height_he
     assert found is not None and found[2] == true[2]
     assert np.linalg.norm(found[:2] - true[:2]) < 0.004, found
     assert rest_from_masks(BLOCK, masks, CAMERA, view, [0, 1], start, 0.0) is None  # too few frames
+
+
+def test_a_held_object_set_back_down_is_not_moved_by_the_hand_leaving_it() -> None:
+    """The hand lifts the block (frames 8 to 10), sets it back down where it stood (12) and leaves it while
+    still covering part of it, less and less (13 to 16): once it is down at its resting height, the part
+    that shows no longer places it (seed 14 in Cycles: the cup stood 7 mm up until the hand had gone, and
+    the hand's release read 4 frames late)."""
+    view = _camera_from_world()
+    world_from_camera = invert(view)
+    count = 20
+    up = [0.0] * 8 + [0.015, 0.03, 0.045, 0.02, 0.0] + [0.0] * 7
+    true = np.array([[0.0, 0.0, 0.03 + up[f]] for f in range(count)])
+    rng = np.random.default_rng(3)
+    partial = np.array([4 <= f < 17 for f in range(count)])
+    shown = {f: 0.5 if f < 13 else 0.5 + 0.1 * (f - 12) for f in range(count)}  # the hand leaving uncovers it
+
+    def points(frame):
+        local = rng.uniform(-0.5, 0.5, (300, 3)) * BLOCK.size
+        local[:, 1] = -BLOCK.size[1] / 2
+        if partial[frame]:
+            local[:, 2] = rng.uniform(-0.5, shown[frame] - 0.5, 300) * BLOCK.size[2]
+        world = local + true[frame]
+        return (view[:3, :3] @ world.T).T + view[:3, 3]
+
+    held = track(
+        BLOCK, true[0], 0.0, 0, [points(f) for f in range(count)], world_from_camera, partial=partial
+    )
+    # The free fits after so fast a set-down jitter by millimetres either way; the band held on would
+    # raise them all as the hand uncovers more (5.7 mm on average here).
+    assert abs(held.positions[13:17, 2].mean() - 0.03) < 0.004, held.positions[:, 2]
