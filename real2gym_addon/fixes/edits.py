@@ -413,7 +413,7 @@ def set_down(report: dict, name: str, landed: int) -> None:
 
     A recording at a low rate, interpolated, or a hand whose controller pushes on after contact goes on down
     a few millimetres once the object stands; in simulation the object cannot follow, and the pads slide
-    down it and lose it (seed 39, a can set down on a plate: 8 mm). Sideways motion is kept.
+    down it and lose it (seed 39, a can set down on a plate: 9 mm). Sideways motion is kept.
     """
     gripper, samples = _gripper_samples(report, "change")
     find_object(report, name)
