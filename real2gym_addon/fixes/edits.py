@@ -229,16 +229,17 @@ def _approach_axis(sample: dict) -> np.ndarray:
     return Rotation.from_quat([x, y, z, w]).as_matrix()[:, 2]
 
 
-def approach_anchor(report: dict, name: str, phase: str) -> int | None:
-    """The frame an ``approach`` fix rebuilds the hand's path to (``phase="grasp"``: where the recorded
-    fingers stall on the object) or from (``"release"``: where they open), or the keyframe's where the
-    recording shows neither."""
+def hold_frames(report: dict, name: str) -> dict[str, int | None]:
+    """``{"grasp": frame, "release": frame}``: where the recorded fingers stall on the object and where they
+    open again (``carry.gripper_hold``), each the object's keyframe where the recording does not show it."""
     samples = (report.get("gripper") or {}).get("frames") or []
     stall, opened = (
         gripper_hold(np.array([s["gripper"] for s in samples], float)) if samples else (None, None)
     )
-    anchor = stall if phase == "grasp" else opened
-    return keyframe_frame(report, phase, name) if anchor is None else anchor
+    return {
+        event: keyframe_frame(report, event, name) if frame is None else frame
+        for event, frame in (("grasp", stall), ("release", opened))
+    }
 
 
 def approach(
@@ -254,7 +255,7 @@ def approach(
     release it waits until the fingers have opened, rises straight up and
     rejoins the recording ``count`` frames on. ``clearance`` defaults to the
     object's half-diagonal plus :data:`APPROACH_MARGIN`. ``anchor``: the grasp or release frame
-    (:func:`approach_anchor`'s where None; a suggestion names it, so that once the release keyframe has
+    (:func:`hold_frames`' where None; a suggestion names it, so that once the release keyframe has
     moved, the retreat from the new one is a new suggestion).
     """
     gripper, samples = _gripper_samples(report, "change")
@@ -268,7 +269,7 @@ def approach(
     positions = np.array([s["position_world"] for s in samples], float)
     openings = np.array([s["gripper"] for s in samples], float)
     if anchor is None:
-        anchor = approach_anchor(report, name, phase)
+        anchor = hold_frames(report, name)[phase]
     if anchor is None:
         raise FixError(f"neither the recording nor the keyframes of '{name}' give a {phase}")
     axis = _approach_axis(samples[anchor])
@@ -357,9 +358,7 @@ def release_above(report: dict, name: str, height: float, frame: int | None) -> 
     find_object(report, name)
     positions = np.array([s["position_world"] for s in samples], float)
     openings = np.array([s["gripper"] for s in samples], float)
-    stall, opened = gripper_hold(openings)
-    grasp = keyframe_frame(report, "grasp", name) if stall is None else stall
-    release = keyframe_frame(report, "release", name) if opened is None else opened
+    grasp, release = hold_frames(report, name).values()
     if grasp is None or release is None or release <= grasp:
         raise FixError(f"neither the recording nor the keyframes of '{name}' give a grasp and a release")
     first = descent_below(positions[:, 2], grasp, release, height)
@@ -417,9 +416,7 @@ def set_down(report: dict, name: str, landed: int) -> None:
     """
     gripper, samples = _gripper_samples(report, "change")
     find_object(report, name)
-    openings = np.array([s["gripper"] for s in samples], float)
-    _, opened = gripper_hold(openings)
-    release = keyframe_frame(report, "release", name) if opened is None else opened
+    release = hold_frames(report, name)["release"]
     if release is None or not 0 <= landed < release:
         raise FixError(
             f"'{name}' is let go on frame {release}: it cannot be set down on frame {landed} before it"

@@ -17,9 +17,9 @@ from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
 from .edits import (
     SET_DOWN_PRESS,
-    approach_anchor,
     descent_below,
     find_object,
+    hold_frames,
     keyframe_frame,
     max_grasp_rise,
     pressed_after_landing,
@@ -190,7 +190,7 @@ def clear_hand_path(context: SuggestionContext, made: list[dict]) -> list[dict]:
         # The hand knocking an object explains the failures downstream of it: this comes first.
         coming = hand["phase"] == "approach"
         phase = "grasp" if coming else "release"
-        anchor = approach_anchor(report, moved_name, phase)
+        anchor = hold_frames(report, moved_name)[phase]
         how = (
             f"bring the hand in above the {moved_name} and straight down onto the grasp"
             if coming

@@ -168,6 +168,11 @@ def _rise(z: np.ndarray, base: float, threshold: float, start: int = 0) -> int |
     return frame
 
 
+def _seen_whole(areas: np.ndarray, lift: int) -> float:
+    """The object's mask seen whole (pixels): the 90th percentile of its areas before the lift (0 for none)."""
+    return float(np.percentile(areas[:lift], 90)) if lift > 0 else 0.0
+
+
 def _uncovered_after(areas: np.ndarray, lift: int, settled: int, rest: int) -> int | None:
     """Where a hand that carried an object and set it down leaves it: the last frame of the unbroken run whose
     mask is under :data:`COVERED` of its mask at the end (the median of the video's last tenth) that starts
@@ -175,8 +180,7 @@ def _uncovered_after(areas: np.ndarray, lift: int, settled: int, rest: int) -> i
     before the video does. None where the hand did not cover it on the frames it came down on (under
     :data:`COVERED` of it seen whole before the lift: a gripper that holds a block by its sides and drops it
     into a cup hides little of it) or does not cover it there."""
-    whole = float(np.percentile(areas[:lift], 90)) if lift > 0 else 0.0
-    final = float(np.median(areas[-max(3, len(areas) // 10) :]))
+    whole, final = _seen_whole(areas, lift), float(np.median(areas[-max(3, len(areas) // 10) :]))
     coming_down = areas[max(lift, settled - 3) : settled]
     if whole <= 0 or final <= 0 or not len(coming_down) or coming_down.max() >= COVERED * whole:
         return None
@@ -246,7 +250,7 @@ def _covered_from(areas: np.ndarray, lift: int) -> int | None:
     closing hand's covering of the object is the grasp's evidence where nothing shows the hand itself."""
     if lift < 2:
         return None
-    whole, at_lift = float(np.percentile(areas[:lift], 90)), float(areas[lift])
+    whole, at_lift = _seen_whole(areas, lift), float(areas[lift])
     if whole <= 0 or at_lift >= COVERED * whole:
         return None
     frame = lift
@@ -356,7 +360,8 @@ def detect_events(
         if parting is not None:
             events["release"] = parting[0]
             from_hand.add("release")
-    covered = None if "grasp" in events or areas is None else _covered_from(np.asarray(areas, float), lift)
+    areas = None if areas is None else np.asarray(areas, float)
+    covered = None if "grasp" in events or areas is None else _covered_from(areas, lift)
     if covered is not None:
         events["grasp"] = covered
         log.warn("geometry", f"object '{name}': grasp frame {covered} estimated from where the hand stops covering "
@@ -374,7 +379,7 @@ def detect_events(
             "geometry", f"object '{name}': grasp frame {events['grasp']} estimated from the lift ({why})"
         )
     if "release" not in events:
-        put_down = _put_down(motion, lift, fps, None if areas is None else np.asarray(areas, float))
+        put_down = _put_down(motion, lift, fps, areas)
         if put_down is not None:
             events["release"] = put_down
     if "release" in events:

@@ -198,8 +198,8 @@ def rest_from_masks(
 
     Without depth, a partly seen mask fixes only the ray to the object; with its height known, where it
     stands is fixed too. Each frame's silhouette is placed over its mask near ``start``
-    (:func:`fit_partly_seen` with the height held); the median of those found, or None where fewer than
-    :data:`MIN_REST_FITS` are.
+    (:func:`fit_partly_seen` with the height held, which passes over masks too small to place it); the
+    median of those found, or None where fewer than :data:`MIN_REST_FITS` are.
     """
     found = []
     for frame in frames:

@@ -40,7 +40,6 @@ from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
 from .motion import Motion, settle_hidden_tail, standing_centre, track, unmeasure_still_partly_seen_tail
 from .no_depth import (
-    MIN_MASK_AREA,
     UNSEEN_WEIGHT,
     fit_partly_seen,
     pseudo_points,
@@ -517,13 +516,13 @@ def run_geometry(
                 fitted.shape, fitted.position, fitted.yaw, prompt.frame, points, poses,
                 silhouette=agreement, gripper=trajectory,
                 partly_seen=partly_seen if trajectory is None else None,  # a recorded hand is the better evidence
-                partial=np.array([np.count_nonzero(m) < PARTLY_SEEN * seen_px for m in masks]),
+                partial=np.array([entry["area"] < PARTLY_SEEN * seen_px for entry in summary]),
             )  # fmt: skip
         objects.append(
             ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
         )
 
-    masks_of = {p.name: t.masks for p, t in zip(demo.objects, segmentation.objects, strict=True)}
+    index_of = {prompt.name: index for index, prompt in enumerate(demo.objects)}
     # The carried object last: it may come to rest in or on another, whose own hidden tail is settled first
     # (a cup hidden behind the hand at the end stood 2 cm up until then, and the can let go into it with it).
     for obj in sorted(objects, key=lambda o: o.name == demo.task.object):
@@ -535,13 +534,14 @@ def run_geometry(
         carried_until = None if grasp is None else release
         last = max(int(np.nonzero(motion.measured)[0][-1]), (carried_until or 0) - 1)
         at = motion.positions[min(last, len(motion.positions) - 1)]
-        support = support_height(at[:2], [o for o in objects if o is not obj], below=at[2])
+        others = [o for o in objects if o is not obj]
+        support = support_height(at[:2], others, below=at[2])
         fell = settle_hidden_tail(
             motion, support, obj.fitted.shape.size[2] / 2, demo.video.fps, carried_until
         )
         if fell is not None and demo.depth_dir is None:
-            others = [o for o in objects if o is not obj]
-            _rest_where_seen(obj, masks_of[obj.name], camera, views_from_world, fell, others)
+            masks = segmentation.objects[index_of[obj.name]].masks
+            _rest_where_seen(obj, masks, camera, views_from_world, fell, others)
 
     if camera_source == "estimated":
         corrected = _anchor_to_standing(objects, demo.task.object, camera_frames, log)
@@ -567,7 +567,7 @@ def run_geometry(
                 camera,
                 inverse_poses(world_from_camera if camera_frames is None else camera_frames),
             )
-        areas = [np.count_nonzero(m) for m in masks_of[moved.name]]
+        areas = [entry["area"] for entry in summaries[index_of[moved.name]]]
         keyframes = detect_events(
             moved.name, moved.motion, demo.video.fps, trajectory, log, moved.fitted.shape.size[2],
             moved.fitted.shape.size, hand, areas,
@@ -594,10 +594,9 @@ def _rest_where_seen(
     half = obj.fitted.shape.size[2] / 2
     rest_z = float(motion.positions[-1, 2])
     resting = [f for f in range(fell + 1, len(masks)) if abs(motion.positions[f, 2] - rest_z) < 1e-6]
-    seen = [f for f in resting if np.count_nonzero(masks[f]) >= MIN_MASK_AREA]
-    if not seen:
+    if not resting:
         return
-    found = rest_from_masks(obj.fitted.shape, masks, camera, views_from_world, seen, motion.positions[-1],
+    found = rest_from_masks(obj.fitted.shape, masks, camera, views_from_world, resting, motion.positions[-1],
                             float(motion.yaws[-1]))  # fmt: skip
     if found is None or abs(support_height(found[:2], others, below=rest_z) + half - rest_z) > 1e-6:
         return
