@@ -31,7 +31,8 @@ from .fit_base import (
     _sample,
     _silhouette_error,
 )
-from .shape_kinds import AUTO, BOWL, BOX, CUP, CYLINDER, MESH, MUG, PLATE
+from .kinds import cabinet, door, drawer
+from .shape_kinds import AUTO, BOWL, BOX, CABINET, CUP, CYLINDER, DOOR, DRAWER, MESH, MUG, PLATE
 from .shapes import Shape
 from .user_mesh import fit_user_mesh
 
@@ -453,6 +454,44 @@ def _cup_params(points: np.ndarray, cx: float, cy: float, radius: float, height:
     }
 
 
+def fit_articulated(
+    views: list[RestView],
+    camera: Camera,
+    kind: str,
+    params_for: Callable[..., dict],
+    thin_front: bool = False,
+) -> FittedObject:
+    """Fits a cabinet, a door or a drawer as the upright box it fills, its front (local +x) to the camera.
+
+    A box's silhouette and depth do not tell which side opens: the front is taken to be the side that
+    faces the camera (a video of a hand opening a door or putting a cup into a cabinet is filmed from
+    the front). The box is turned by quarter turns (its extents swapped with them) until its local +x
+    points most nearly at the camera.
+
+    Args:
+        views: Frames on which the object rests, with masks and depth points.
+        camera: Intrinsics.
+        kind: The shape kind to report.
+        params_for: The kind's parameters for a box of full extents ``size`` (m), where nothing measured
+            them (its walls' thickness: the kind module's ``default_params``).
+        thin_front: The front is one of the box's broad sides (a door: its thickness is along local x).
+    """
+    box = fit_box(views, camera)
+    toward = _camera_centre(views)[:2] - box.position[:2]
+    size = box.shape.size
+    turns = []
+    for turn in range(4):
+        yaw = box.yaw + turn * math.pi / 2
+        turned = size if turn % 2 == 0 else (size[1], size[0], size[2])
+        if thin_front and turned[0] > turned[1]:
+            continue
+        turns.append((math.cos(yaw) * toward[0] + math.sin(yaw) * toward[1], turn, turned))
+    _, turn, turned = max(turns)
+    yaw = math.remainder(box.yaw + turn * math.pi / 2, 2 * math.pi)
+    shape = Shape(kind, turned, params_for(turned), fit_error=box.shape.fit_error)
+    return FittedObject(shape, box.position, yaw)
+
+
 def fit_mesh(views: list[RestView]) -> FittedObject:
     """A convex hull of the points, closed down to the table (the fallback)."""
     points = _all_points(views)
@@ -471,8 +510,9 @@ def fit_shape(
     """Fits the shape named by the prompt's hint (or chooses one for ``auto``).
 
     Args:
-        hint: ``auto | box | cylinder | cup | mug | bowl | plate | mesh`` (``mug``: a cup with a
-            handle, looked for with less evidence than ``cup`` and ``auto`` need).
+        hint: ``auto | box | cylinder | cup | mug | bowl | plate | cabinet | door | drawer | mesh``
+            (``mug``: a cup with a handle, looked for with less evidence than ``cup`` and ``auto`` need;
+            a cabinet, door or drawer: its box, its front turned to the camera, :func:`fit_articulated`).
         views: Frames on which the object rests, with masks and depth points.
         camera: Intrinsics.
         mesh: For ``mesh``: the prompt's mesh file as ``(vertices, faces)``
@@ -531,6 +571,12 @@ def _round(kind: str) -> Callable[..., FittedObject]:
     return lambda views, camera, mesh=None: fit_cylinder(views, camera, kind)
 
 
+def _articulated(
+    kind: str, params_for: Callable[..., dict], thin_front: bool = False
+) -> Callable[..., FittedObject]:
+    return lambda views, camera, mesh=None: fit_articulated(views, camera, kind, params_for, thin_front)
+
+
 FITTERS: dict[str, Callable[..., FittedObject]] = {
     AUTO.name: _fit_auto,
     BOX.name: lambda views, camera, mesh=None: fit_box(views, camera),
@@ -539,6 +585,9 @@ FITTERS: dict[str, Callable[..., FittedObject]] = {
     MUG.name: _round(MUG.name),
     BOWL.name: _round(BOWL.name),
     PLATE.name: _round(PLATE.name),
+    CABINET.name: _articulated(CABINET.name, cabinet.default_params),
+    DOOR.name: _articulated(DOOR.name, door.default_params, thin_front=True),
+    DRAWER.name: _articulated(DRAWER.name, drawer.default_params),
     MESH.name: _fit_mesh_hint,
 }
 """A prompt's shape hint -> its fitter: ``(views, camera, mesh) -> FittedObject`` (the shape table's kinds,

@@ -7,6 +7,11 @@ distance) come from this table. Each kind is an entry in its own module under
 :mod:`.kinds`; its fitter is :data:`.fit.FITTERS` under its name (fitting sits above the
 shapes). ``auto`` and ``mug`` are prompt hints only and have no form of their own.
 
+The articulated kinds (``cabinet``, ``door``, ``drawer``) have a FRONT, their local +x face: a
+cabinet opens there, a door's outer face and a drawer's front wall are there, and their bar
+handles stand off it. A cabinet and a drawer hold things in a box-shaped ``cavity``; they are not
+``container`` kinds, which are round.
+
 Adding a shape: a module under ``kinds/`` with its entry, the entry in :data:`SHAPE_KINDS`,
 its fitter in :data:`.fit.FITTERS`; ``tools/gen_docs.py`` and the schemas' test follow.
 """
@@ -16,8 +21,11 @@ from __future__ import annotations
 from .kinds.base import ShapeKind
 from .kinds.bowl import BOWL
 from .kinds.box import BOX
+from .kinds.cabinet import CABINET
 from .kinds.cup import CUP
 from .kinds.cylinder import CYLINDER
+from .kinds.door import DOOR
+from .kinds.drawer import DRAWER
 from .kinds.mesh import MESH
 from .kinds.plate import PLATE
 
@@ -28,7 +36,7 @@ MUG = ShapeKind("mug", "A cup whose handle is looked for on less evidence (repor
 """The prompt says the cup has a handle: it is looked for on less evidence, and fitted as a cup."""
 
 SHAPE_KINDS: dict[str, ShapeKind] = {
-    kind.name: kind for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, MESH)
+    kind.name: kind for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, CABINET, DOOR, DRAWER, MESH)
 }
 """Kind name -> its entry, in the order prompts.json's docs list them."""
 PROMPT_SHAPES = tuple(SHAPE_KINDS)
@@ -38,10 +46,12 @@ REPORT_SHAPES = tuple(name for name, kind in SHAPE_KINDS.items() if kind.reporte
 ROUND_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.round)
 """Kinds whose outline from above is a circle."""
 CONTAINER_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.container)
-"""Kinds with an opening."""
+"""Round kinds with an opening (cup, mug, bowl)."""
+CAVITY_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.cavity is not None)
+"""Kinds that hold things in a box-shaped space open on one side (cabinet, drawer)."""
 
-__all__ = ["AUTO", "BOWL", "BOX", "CUP", "CYLINDER", "MESH", "MUG", "PLATE", "SHAPE_KINDS", "ShapeKind",
-           "is_container", "kind_entry"]  # fmt: skip
+__all__ = ["AUTO", "BOWL", "BOX", "CABINET", "CUP", "CYLINDER", "DOOR", "DRAWER", "MESH", "MUG", "PLATE",
+           "SHAPE_KINDS", "ShapeKind", "has_cavity", "is_container", "kind_entry"]  # fmt: skip
 
 
 def kind_entry(kind: str) -> ShapeKind:
@@ -57,6 +67,13 @@ def kind_entry(kind: str) -> ShapeKind:
 
 
 def is_container(kind: str) -> bool:
-    """True for a kind with an opening (cup, mug, bowl); False for an unknown kind."""
+    """True for a round kind with an opening (cup, mug, bowl); False for an unknown kind."""
     entry = SHAPE_KINDS.get(kind)
     return entry is not None and entry.container
+
+
+def has_cavity(kind: str) -> bool:
+    """True for a kind with a box-shaped space inside, open on one side (cabinet, drawer); False for an
+    unknown kind."""
+    entry = SHAPE_KINDS.get(kind)
+    return entry is not None and entry.cavity is not None

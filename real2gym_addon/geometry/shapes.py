@@ -18,6 +18,11 @@ the wall at two heights, collided by three boxes (two arms and the outer bar)
 and kept as its own part (:meth:`Shape.parts`). The bounding box, and so the
 local origin, include it: the cup's axis is then off the origin, at
 :meth:`Shape.axis_offset`, on the side away from the handle.
+
+A cabinet, a door and a drawer (:mod:`.kinds.articulated`) have a front, their local
++x face. A cabinet (open on its front) and a drawer (open on its top) hold things in a
+box-shaped space, :meth:`Shape.cavity`. A door's or a drawer's bar handle stands in
+front of ``size``'s box, which is the panel's or the drawer's own.
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ class Shape:
             ``bottom_thickness`` and optionally ``base_radius``, its outer radius
             at the bottom; a cup with a handle adds :data:`HANDLE_KEYS`; a plate with a raised
             rim adds ``rim_width``, the rim's radial width, and ``dish_depth``, how much lower
-            its middle is than the rim's top).
+            its middle is than the rim's top; a cabinet has ``wall_thickness``, a drawer
+            ``wall_thickness`` and ``bottom_thickness``, and a door or a drawer with a bar handle
+            :data:`.kinds.articulated.HANDLE_KEYS`).
         vertices: For ``mesh``: ``Nx3`` local vertices of a closed hull; else None.
         fit_error: The fit's residual (silhouette 1 - IoU, lower is better).
         collision: ``primitives`` (boxes and cylinders; a container's walls
@@ -120,8 +127,9 @@ class Shape:
         """The shape scaled along its local axes (a round one by one factor across; see ``fixes.edits.scale``).
 
         Radii, the wall's thickness and a handle's reach follow x, heights (a container's bottom, a
-        handle's edges) z. The bounding box's centre stays the origin, so an object standing on its
-        bottom rises by half its change in height.
+        handle's edges) z; a bar handle's place on its face follows y and z, its length and depth
+        stay (hardware keeps its size). The bounding box's centre stays the origin, so an object
+        standing on its bottom rises by half its change in height.
         """
         factors = tuple(float(f) for f in factors)
         params = dict(self.params)
@@ -142,6 +150,9 @@ class Shape:
                 params[key] *= factors[2]
         if "handle_width" in params:
             params["handle_width"] *= factors[1]
+        for key, factor in (("handle_offset_y", factors[1]), ("handle_offset_z", factors[2])):
+            if key in params:
+                params[key] *= factor
         return dataclasses.replace(
             self,
             size=tuple(s * f for s, f in zip(self.size, factors, strict=True)),
@@ -229,6 +240,17 @@ class Shape:
     def surface_distance(self, points: np.ndarray) -> np.ndarray:
         """Signed distance (m) from local-frame points (``Nx3``) to the surface."""
         return self.entry.surface_distance(self, points)
+
+    def cavity(self) -> tuple[np.ndarray, np.ndarray]:
+        """The box-shaped space inside a cabinet or a drawer (the kind's ``cavity``): ``(centre (3,),
+        half extents (3,))``, metres, local frame; its open side reaches the shape's face there.
+
+        Raises:
+            ValueError: The kind has no such space, or its walls leave none.
+        """
+        if self.entry.cavity is None:
+            raise ValueError(f"a {self.kind} has no box-shaped space inside (not a cabinet or a drawer)")
+        return self.entry.cavity(self)
 
     def handle_pieces(self) -> list[CollisionPiece]:
         """A handle's collision boxes in the local frame (none without one): the lower arm, the upper

@@ -3,7 +3,8 @@
 An entry holds the kind's name and flags, the parameters its shapes carry, and the
 functions that give a shape of the kind its form: the visual mesh, the collision
 pieces, the outline whose projection is the silhouette, the signed distance to its
-surface and, for a container, its outer profile. They take the shape (a
+surface, a container's outer profile and, for a kind that holds things in a box-shaped
+space (a cabinet, a drawer), that space. They take the shape (a
 :class:`..shapes.Shape`) and read its ``size``, ``params`` and ``vertices``; the
 :class:`..shapes.Shape` methods of the same names call them. The fitters, which sit
 above the shapes, are in :data:`..fit.FITTERS` under the entries' names.
@@ -24,7 +25,9 @@ class ShapeKind:
     Attributes:
         name: As prompts.json and report.json write it.
         description: What it is, for the user (Blender's tooltips, docs).
-        container: It has an opening that holds things (a ``place_in`` target).
+        container: A round kind with an opening that holds things (a ``place_in`` target): its shapes
+            carry :data:`.container.WALL_PARAMS` (``inner_radius`` ...) and an ``outer_profile``. A
+            box-shaped kind that holds things (a cabinet, a drawer) is not one: it has a ``cavity``.
         round: Its outline seen from above is a circle (fitted as a cylinder by a known size).
         reported: A fit can end as this kind in report.json (``auto`` and ``mug`` are only
             prompt hints: ``auto`` becomes the kind chosen, ``mug`` a cup with a handle).
@@ -38,6 +41,10 @@ class ShapeKind:
         outer_profile: For a container: (shape, samples) -> its outer radius along its height, ``(z, r)``.
         open_form: shape -> the open container it is for distances and collision (a plate with a raised
             rim is a shallow dish), or None when it is one already or has no opening.
+        cavity: For a kind that holds things in a box-shaped space open on one side (a cabinet, open on
+            its front, local +x; a drawer, open on its top): shape -> ``(centre (3,), half extents (3,))``
+            of that empty space in the local frame, metres, its open side reaching the shape's face
+            there. None for every other kind.
     """
 
     name: str
@@ -54,3 +61,4 @@ class ShapeKind:
     surface_distance: Callable[..., np.ndarray] | None = None
     outer_profile: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     open_form: Callable | None = None
+    cavity: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
