@@ -21,6 +21,7 @@ import contextlib
 import datetime
 import errno
 import json
+import math
 import os
 import re
 import signal
@@ -288,6 +289,17 @@ def _friction(text: str) -> tuple[str, float]:
     return name, number_in(*FRICTION_RANGE, "a sliding friction")(value)
 
 
+def _pair(text: str) -> tuple[float, float]:
+    """``LO,HI``: two increasing numbers."""
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"wants LO,HI (two numbers), got {text!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise argparse.ArgumentTypeError(f"wants LO,HI with LO < HI, both finite, got {text!r}")
+    return lo, hi
+
+
 def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
     fixes = []
     needs_object = any(
@@ -303,6 +315,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.release_opening,
             args.release_above,
             args.set_down,
+            args.part,
         )  # fmt: skip
     )
     if needs_object and not args.object:
@@ -332,6 +345,16 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
                       "frame": args.frame, "limit": args.at_most})  # fmt: skip
     if args.set_down is not None:
         fixes.append({"kind": "set_down", "object": args.object, "frame": args.set_down})
+    joint_args = {"axis": args.joint_axis, "pivot": args.joint_pivot, "range": args.joint_range,
+                  "damping": args.joint_damping, "frictionloss": args.joint_frictionloss}  # fmt: skip
+    if any(v is not None for v in joint_args.values()) and not args.part:
+        raise Real2GymError("name the moving part whose joint to change with --part NAME")
+    if args.part is not None:
+        if all(v is None for v in joint_args.values()):
+            raise Real2GymError("--part needs what to change: --joint-axis, --joint-pivot, --joint-range, "
+                                "--joint-damping or --joint-frictionloss")  # fmt: skip
+        fixes.append({"kind": "joint", "object": args.object, "part": args.part,
+                      **{k: (list(v) if isinstance(v, tuple) else v) for k, v in joint_args.items() if v is not None}})  # fmt: skip
     if args.apply_suggestion is not None:
         suggestions = _suggestions(report)
         if not 1 <= args.apply_suggestion <= len(suggestions):
@@ -392,7 +415,8 @@ def _cmd_fix(args: argparse.Namespace) -> int:
     fixes = _requested_fixes(args, report)
     if not fixes and not args.undo:
         raise Real2GymError(
-            "no fix given: use --rim-scale, --scale, --offset, --collision, --keyframe, --undo, --apply-suggestion or --suggest"
+            "no fix given: use --rim-scale, --scale, --offset, --collision, --keyframe, --part with --joint-..., --undo, "
+            "--apply-suggestion or --suggest"
         )
 
     def edit(current: dict) -> None:
@@ -588,6 +612,19 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--set-down", type=whole_in(0, 1_000_000), metavar="FRAME",
                      help="the object stands on its support from FRAME: the hand goes no farther along its "
                           "approach axis from there until it lets go")  # fmt: skip
+    fix.add_argument(
+        "--part", metavar="NAME", help="a moving part of --object (a door) whose joint to change"
+    )
+    fix.add_argument("--joint-axis", type=triple(-1e3, 1e3, "axis components"), metavar="X,Y,Z",
+                     help="the part's hinge axis or slide direction (world frame)")  # fmt: skip
+    fix.add_argument("--joint-pivot", type=triple(-10.0, 10.0, "metres"), metavar="X,Y,Z",
+                     help="a point on the hinge's axis (world metres)")  # fmt: skip
+    fix.add_argument("--joint-range", type=_pair, metavar="LO,HI",
+                     help="the joint's range: radians for a hinge, metres for a slide")  # fmt: skip
+    fix.add_argument("--joint-damping", type=number_in(0.0, 50.0), metavar="D",
+                     help="the joint's damping (N*m*s/rad or N*s/m)")  # fmt: skip
+    fix.add_argument("--joint-frictionloss", type=number_in(0.0, 50.0), metavar="F",
+                     help="the joint's dry friction (N*m or N)")  # fmt: skip
     fix.add_argument("--probe", action="store_true", help="only drop a probe into the container and report")
     fix.add_argument("--suggest", action="store_true", help="only list the suggested fixes")
     fix.add_argument(

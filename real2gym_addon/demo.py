@@ -94,6 +94,10 @@ class Demo:
     trajectory: TrajectorySamples | None = None
     hands: tuple[ObjectPrompt, ...] = ()
 
+    def part_prompts(self) -> tuple[ObjectPrompt, ...]:
+        """The objects' moving parts as prompts to segment, named ``<object>.<part>``, in object order."""
+        return tuple(part.as_object(obj.name) for obj in self.objects for part in obj.parts)
+
 
 def read_json(path: Path) -> Any:
     """Reads a demo-folder JSON file; a missing or malformed file is a DemoFolderError naming it."""

@@ -17,7 +17,7 @@ from typing import Any
 from .errors import DemoFolderError, WarningLog
 from .geometry.shape_kinds import PROMPT_SHAPES, SHAPE_KINDS
 from .names import check_object_name, clashing_names
-from .tasks import TASKS
+from .tasks import STEPS, TASKS, moved_step
 
 SHAPES = PROMPT_SHAPES
 """What prompts.json's ``shape`` may say: the shape table's kinds (:data:`.geometry.shape_kinds.SHAPE_KINDS`)."""
@@ -52,6 +52,30 @@ class Correction:
 
 
 @dataclasses.dataclass(frozen=True)
+class PartPrompt:
+    """A moving part of an object, as prompts.json gives it (docs/data-contract.md, "Articulated objects").
+
+    Attributes:
+        name: Unique within its object (``door``); the part is segmented as ``<object>.<name>``.
+        prompts: Its prompts in frame order (the main one first), as an object's.
+        joint: ``hinge``, ``slide`` or ``auto`` (estimated from the motion, whichever explains it).
+        given: The joint as given (``axis``, ``pivot``, ``range``, world frame; radians or metres), or None
+            to estimate it.
+        handle: A box ``(x0, y0, x1, y1)`` on the main prompt's frame marking where the hand grips, or None.
+    """
+
+    name: str
+    prompts: tuple[Correction, ...]
+    joint: str = "auto"
+    given: dict | None = None
+    handle: tuple[float, float, float, float] | None = None
+
+    def as_object(self, owner: str) -> ObjectPrompt:
+        """The part as an object to segment, named ``<owner>.<name>``."""
+        return ObjectPrompt.from_prompts(f"{owner}.{self.name}", self.prompts, "box", "static")
+
+
+@dataclasses.dataclass(frozen=True)
 class ObjectPrompt:
     """What to segment for one object, as given in prompts.json.
 
@@ -68,6 +92,8 @@ class ObjectPrompt:
         height: The object's known height in metres (``"height"``), or None.
         size: Its known full extents ``(sx, sy, sz)`` in metres (``"size"``), or None.
         mesh: For ``"shape": "mesh"``: the user's OBJ file (``"mesh"``), relative to the demo folder, or None.
+        parts: Its moving parts (a door, a drawer), each prompted like an object and segmented apart
+            from it.
     """
 
     name: str
@@ -80,6 +106,7 @@ class ObjectPrompt:
     height: float | None = None
     size: tuple[float, float, float] | None = None
     mesh: str | None = None
+    parts: tuple[PartPrompt, ...] = ()
 
     @property
     def known_height(self) -> float | None:
@@ -124,13 +151,25 @@ class Task:
 
     Attributes:
         type: One of :data:`TASK_TYPES`.
-        object: The object that is moved.
-        target: The container or support it goes to (None for ``lift``).
+        object: The object that is moved (for ``steps``, the first step's that moves a free object, else
+            the first step's; for ``open`` and ``close``, the object whose part moves).
+        target: The container or support it goes to (None for ``lift``, ``open``, ``close``).
+        part: For ``open`` and ``close``: the part that moves.
+        to: For ``open`` and ``close``: the share of the range asked for, or None for the default.
+        steps: For ``steps``: each step as prompts.json gives it.
     """
 
     type: str
     object: str
     target: str | None = None
+    part: str | None = None
+    to: float | None = None
+    steps: tuple[dict, ...] | None = None
+
+    def to_json(self) -> dict:
+        """As report.json's ``task`` (prompts.json's form: only the fields the task has)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()
+                if v is not None or k == "target"}  # fmt: skip
 
 
 def finite_numbers(value: Any, count: int) -> tuple[float, ...] | None:
@@ -202,7 +241,76 @@ def parse_object(
         raise DemoFolderError(f"{where}: unknown role {role!r}; use one of {', '.join(ROLES)}")
     height, size = _known_size(entry, where)
     prompt = ObjectPrompt.from_prompts(name, list(prompts.values()), shape, role)
-    return dataclasses.replace(prompt, height=height, size=size, mesh=_mesh_file(entry, where, shape))
+    parts = _parts(entry, where, name, video, log)
+    return dataclasses.replace(
+        prompt, height=height, size=size, mesh=_mesh_file(entry, where, shape), parts=parts
+    )
+
+
+JOINT_CHOICES = ("auto", "hinge", "slide")
+"""What a part's ``joint`` may say."""
+MAX_PARTS = 4
+"""Moving parts one object may have."""
+
+
+def _parts(entry: dict, where: str, name: str, video, log) -> tuple[PartPrompt, ...]:
+    """An object's ``parts``, each checked like an object's prompts; none when it has no ``parts``."""
+    listed = entry.get("parts")
+    if listed is None:
+        return ()
+    if not isinstance(listed, list) or len(listed) > MAX_PARTS:
+        raise DemoFolderError(f"{where}: 'parts' must be a list of at most {MAX_PARTS} parts")
+    parts, seen = [], set()
+    for index, item in enumerate(listed):
+        here = f"{where}, parts[{index}]"
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
+            raise DemoFolderError(
+                f"{here}: a part is a JSON object with a non-empty 'name', 'frame' and 'box'"
+            )
+        part_name = item["name"]
+        check_object_name(f"{name}.{part_name}", here, DemoFolderError)
+        if part_name in seen:
+            raise DemoFolderError(f"{here}: the object already has a part named {part_name!r}")
+        seen.add(part_name)
+        prompt = parse_object({**{k: v for k, v in item.items() if k not in ("parts", "joint", "handle")},
+                               "name": f"{name}.{part_name}"}, index, video, log)  # fmt: skip
+        joint = item.get("joint", "auto")
+        given = None
+        if isinstance(joint, dict):
+            given, joint = _given_joint(joint, here), joint["type"]
+        if joint not in JOINT_CHOICES:
+            raise DemoFolderError(
+                f"{here}: 'joint' is one of {', '.join(JOINT_CHOICES)} or a given joint, got {joint!r}"
+            )
+        handle = item.get("handle")
+        handle_box = finite_numbers(handle, 4) if handle is not None else None
+        if handle is not None and handle_box is None:
+            raise DemoFolderError(f"{here}: 'handle' must be a box [x0, y0, x1, y1] in pixels")
+        parts.append(PartPrompt(part_name, prompt.prompts, joint, given, handle_box))
+    return tuple(parts)
+
+
+def _given_joint(joint: dict, where: str) -> dict:
+    """A joint given in prompts.json: ``type``, ``axis``, ``pivot`` (world frame, m) and ``range``."""
+    kind = joint.get("type")
+    axis, pivot, limits = (
+        finite_numbers(joint.get(k), n) for k, n in (("axis", 3), ("pivot", 3), ("range", 2))
+    )
+    if (
+        kind not in ("hinge", "slide")
+        or axis is None
+        or limits is None
+        or (kind == "hinge" and pivot is None)
+    ):
+        raise DemoFolderError(
+            f"{where}: a given joint needs 'type' (hinge or slide), 'axis' [x, y, z], 'range' [lo, hi] and, for a "
+            "hinge, 'pivot' [x, y, z] (world frame, metres and radians)"
+        )
+    if sum(a * a for a in axis) < 1e-12:
+        raise DemoFolderError(f"{where}: the given joint's 'axis' is zero")
+    return {"type": kind, "axis_world": list(axis), "pivot_world": list(pivot or (0.0, 0.0, 0.0)),
+            "range": list(limits), "source": "given",
+            **({"closed": float(joint["closed"])} if isinstance(joint.get("closed"), int | float) else {})}  # fmt: skip
 
 
 def _mesh_file(entry: dict, where: str, shape: str) -> str | None:
@@ -364,8 +472,14 @@ def parse_prompts(
                 f"prompts.json: the task's {field} {task[field]!r} is a hand (role 'hand'); a hand is evidence "
                 "of the grasp, not an object to place: name the object it moves"
             )
-    problem = TASKS[kind].check_fields(task, [n for n in names if n not in hands])
+    parts = {o.name: [p.name for p in o.parts] for o in objects}
+    problem = TASKS[kind].check_fields(task, [n for n in names if n not in hands], parts)
     if problem is not None:
         raise DemoFolderError(f"prompts.json: {problem}")
-    moved, target = task.get("object"), task.get("target")
-    return objects, Task(type=kind, object=moved, target=target)
+    if kind == STEPS.name:
+        main = moved_step(task) or task["steps"][0]
+        steps = tuple({k: v for k, v in step.items()} for step in task["steps"])
+        return objects, Task(type=kind, object=main["object"], target=main.get("target"), steps=steps)
+    to = task.get("to")
+    return objects, Task(type=kind, object=task.get("object"), target=task.get("target"), part=task.get("part"),
+                         to=None if to is None else float(to))  # fmt: skip

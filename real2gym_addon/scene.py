@@ -92,7 +92,7 @@ class SceneDescription:
                 is_sequence=video.is_sequence,
             ),
             camera=demo.camera,
-            task=dataclasses.asdict(demo.task),
+            task=demo.task.to_json(),
         )
 
     @classmethod

@@ -20,12 +20,13 @@ from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.carry import gripper_hold
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING
+from . import joint_fix
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
 
 FIX_KINDS = (
     "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
-    "release_above", "set_down",
+    "release_above", "set_down", "joint",
 )  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
@@ -43,7 +44,17 @@ RELEASE_REJOIN_FRAMES = 3
 path once it has risen clear."""
 APPROACH_S = 0.3
 """Seconds of the hand's path before the grasp (or after the release) a rebuilt approach replaces."""
-SHAPE_FIELDS = ("shape", "size", "params", "collision_mode", "collision", "vertices", "hulls", "frames")
+SHAPE_FIELDS = (
+    "shape",
+    "size",
+    "params",
+    "collision_mode",
+    "collision",
+    "vertices",
+    "hulls",
+    "frames",
+    "parts",
+)
 
 
 class FixError(Real2GymError):
@@ -438,7 +449,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             (offset), ``mode``, ``threshold``, ``max_pieces``, ``time_limit`` (collision), ``event``,
             ``frame`` (keyframe), ``width_m``, ``frame``, ``limit`` (release_opening), ``phase``,
             ``clearance_m``, ``frames`` (approach), ``rise_m`` (grasp_height), ``height_m``, ``frame``
-            (release_above), ``frame`` (set_down: where the object has landed).
+            (release_above), ``frame`` (set_down: where the object has landed), ``part``, ``axis``, ``pivot``,
+            ``range``, ``damping``, ``frictionloss`` (joint: a moving part's joint, world frame).
 
     Returns:
         The edit-log entry.
@@ -482,6 +494,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             release_above(report, name, float(fix["height_m"]), fix.get("frame"))
         elif kind == "set_down":
             set_down(report, name, int(fix["frame"]))
+        elif kind == "joint":
+            joint_fix.joint(report, entry, fix)
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(report, name, fix["phase"], None if clearance is None else float(clearance),
@@ -587,6 +601,11 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         _frame(fix.get("frame"), "the frame the hand lets go on", frames, optional=True)
     elif kind == "set_down":
         _frame(fix.get("frame"), "the frame the object has landed on", frames)
+    elif kind == "joint":
+        try:
+            joint_fix.check_joint_arguments(fix)
+        except Real2GymError as e:
+            raise FixError(str(e)) from None
     elif kind == "approach":
         if fix.get("phase") not in APPROACH_PHASES:
             raise FixError(

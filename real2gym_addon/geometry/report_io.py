@@ -15,6 +15,7 @@ from .camera import split_orientation
 from .fit import FittedObject
 from .keyframes import GripperTrajectory
 from .motion import Motion
+from .parts import PartGeometry
 from .shapes import Shape
 from .stage import Geometry, ObjectGeometry
 from .table import Table
@@ -59,8 +60,9 @@ def geometry_from_report(report: Report) -> Geometry:
                             partly_seen=partly if partly.any() else None)  # fmt: skip
             fitted = FittedObject(Shape.from_report(entry), positions[0].copy(), float(yaws[0]))
             visible = [bool(f["visible"]) for f in frames]
+            parts = [PartGeometry.from_report(part) for part in entry.get("parts", [])]
             objects.append(
-                ObjectGeometry(entry["name"], entry.get("role", "manipulated"), fitted, motion, visible)
+                ObjectGeometry(entry["name"], entry.get("role", "manipulated"), fitted, motion, visible, parts)
             )
         gripper = None
         if report.gripper:

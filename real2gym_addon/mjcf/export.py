@@ -24,7 +24,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
-from ..geometry.camera import yaw_rotation
+from ..geometry.camera import pose_matrix, yaw_rotation
+from ..geometry.parts import part_key
 from ..geometry.pieces import GEOM_BOX
 from ..geometry.shapes import Shape
 from .gripper import GripperSpec, add_gripper
@@ -67,6 +68,8 @@ class SceneObject:
         density: kg/m3 when ``mass`` is None.
         friction: Sliding friction of its contacts with the table and (the higher of the two)
             other objects; the gripper's pads use their own.
+        parts: Its moving parts (:class:`..geometry.parts.PartGeometry`), each a child body on its joint.
+        part_q: Each part's joint value at the exported frame, by part name (the joint's ``ref``).
     """
 
     name: str
@@ -77,6 +80,8 @@ class SceneObject:
     mass: float | None = None
     density: float = DEFAULT_DENSITY
     friction: float = DEFAULT_FRICTION
+    parts: list = dataclasses.field(default_factory=list)
+    part_q: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -116,13 +121,24 @@ def _piece_quat(piece) -> list[float]:
     return Rotation.from_matrix(piece.rotation()).as_quat()[[3, 0, 1, 2]].tolist()
 
 
-def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, meshes: dict) -> None:
+def _add_object(
+    spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, meshes: dict, part_names: dict[str, str]
+) -> None:
     shape = obj.shape
     body = spec.worldbody.add_body(
         name=body_name, pos=obj.position + [0, 0, START_CLEARANCE], quat=_quat(obj.yaw)
     )
     if obj.role in ("manipulated", "container", "distractor"):
         body.add_freejoint(name=f"{body_name}_free")
+    _add_shape_geoms(spec, body, obj.name, shape, body_name, colour, meshes, obj.mass, obj.density, obj.friction,
+                     condim=4 if obj.role == "manipulated" else 3)  # fmt: skip
+    for part in obj.parts:
+        _add_part(spec, body, obj, part, part_names[part.name], colour, meshes)
+
+
+def _add_shape_geoms(spec, body, name: str, shape: Shape, body_name: str, colour, meshes: dict, mass, density,
+                     friction: float, condim: int) -> None:  # fmt: skip
+    """A body's visual mesh and collision geoms, its density from ``mass`` (kg, or None) or ``density``."""
     mesh = shape.mesh()
     mesh_name = f"{body_name}_visual"
     meshes[mesh_name] = mesh
@@ -133,25 +149,44 @@ def _add_object(spec: mujoco.MjSpec, obj: SceneObject, body_name: str, colour, m
     volume = collision_volume(shape)
     if not np.isfinite(volume) or volume <= 1e-9 or min(shape.size) <= 1e-5:
         raise ExportError(
-            f"object '{obj.name}' has zero volume (size {list(shape.size)}); fix its shape or collision"
+            f"object '{name}' has zero volume (size {list(shape.size)}); fix its shape or collision"
         )
-    density = obj.mass / volume if obj.mass else obj.density
+    density = mass / volume if mass else density
     for index, hull in enumerate(shape.hulls or [] if shape.collision == "coacd" else []):
         hull_name = f"{body_name}_collision_hull_{index}"
         spec.add_mesh(name=hull_name, uservert=np.asarray(hull, float).ravel().tolist())
         body.add_geom(name=hull_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=hull_name, density=density,
-                      friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP,
+                      friction=[friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP,
                       rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     if shape.collision == "hull":
         body.add_geom(name=f"{body_name}_collision_hull", type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name,
-                      density=density, friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF,
+                      density=density, friction=[friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
     for index, piece in enumerate(pieces):
         kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == GEOM_BOX else mujoco.mjtGeom.mjGEOM_CYLINDER
         body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),
-                      quat=_piece_quat(piece), density=density, friction=[obj.friction, 0.005, 0.0001], priority=OBJECT_PRIORITY,
-                      condim=4 if obj.role == "manipulated" else 3, group=3, solref=CONTACT_SOLREF,
+                      quat=_piece_quat(piece), density=density, friction=[friction, 0.005, 0.0001], priority=OBJECT_PRIORITY,
+                      condim=condim, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
+
+
+def _add_part(spec, body, obj: SceneObject, part, name: str, colour, meshes: dict) -> None:
+    """A moving part as a child body of ``body``, on its hinge or slide joint, posed at the exported frame."""
+    joint = part.joint
+    q = float(obj.part_q.get(part.name, part.q_shape))
+    world_from_body = pose_matrix(obj.position, yaw_rotation(obj.yaw))
+    world_from_part = part.pose_at(q)
+    body_from_part = np.linalg.inv(world_from_body) @ world_from_part
+    rotation = world_from_part[:3, :3]
+    child = body.add_body(name=name, pos=body_from_part[:3, 3].tolist(),
+                          quat=Rotation.from_matrix(body_from_part[:3, :3]).as_quat()[[3, 0, 1, 2]].tolist())  # fmt: skip
+    kind = mujoco.mjtJoint.mjJNT_HINGE if joint.type == "hinge" else mujoco.mjtJoint.mjJNT_SLIDE
+    child.add_joint(name=f"{name}_joint", type=kind, axis=(rotation.T @ joint.axis).tolist(),
+                    pos=(rotation.T @ (joint.pivot - world_from_part[:3, 3])).tolist(), range=list(joint.range),
+                    limited=mujoco.mjtLimited.mjLIMITED_TRUE, ref=q, damping=joint.damping,
+                    frictionloss=joint.frictionloss, armature=0.001)  # fmt: skip
+    _add_shape_geoms(spec, child, part_key(obj.name, part.name), part.shape, name, colour, meshes, None,
+                     obj.density, obj.friction, condim=3)  # fmt: skip
 
 
 def collision_volume(shape: Shape) -> float:
@@ -224,6 +259,7 @@ def build_scene(
     spec = mujoco.MjSpec()
     spec.modelname = "real2gym_scene"
     spec.meshdir = "assets"
+    spec.compiler.degree = False  # a hinge's range and ref are radians, as the report writes them
     spec.option.timestep = TIMESTEP
     spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
     spec.option.impratio = 10.0
@@ -240,7 +276,9 @@ def build_scene(
     name_map, meshes = {}, {}
     for index, obj in enumerate(objects):
         name_map[obj.name] = mjcf_name(obj.name, taken)
-        _add_object(spec, obj, name_map[obj.name], _COLOURS[index % len(_COLOURS)], meshes)
+        part_names = {p.name: mjcf_name(f"{name_map[obj.name]}_{p.name}", taken) for p in obj.parts}
+        name_map.update({part_key(obj.name, p): body for p, body in part_names.items()})
+        _add_object(spec, obj, name_map[obj.name], _COLOURS[index % len(_COLOURS)], meshes, part_names)
     _add_camera(spec, world_from_camera, camera)
     if gripper_pose is not None:
         add_gripper(spec, gripper_pose[0], gripper_pose[1], gripper)
@@ -334,8 +372,9 @@ def objects_at_frame(
         if abs(position[2] - half) < RESTING_SNAP:
             position[2] = half
         objects.append(SceneObject(o.name, o.role, o.fitted.shape, position, float(o.motion.yaws[frame]),
-                                   mass=masses.get(o.name),
-                                   friction=frictions.get(o.name, DEFAULT_FRICTION)))  # fmt: skip
+                                   mass=masses.get(o.name), friction=frictions.get(o.name, DEFAULT_FRICTION),
+                                   parts=list(o.parts),
+                                   part_q={p.name: float(p.filled_q()[frame]) for p in o.parts}))  # fmt: skip
     return objects
 
 

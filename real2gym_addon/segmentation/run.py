@@ -84,12 +84,15 @@ class Segmentation:
         objects: The tracks, in prompts.json order.
         hands: The tracks of the prompts with role ``hand`` (``Demo.hands``), segmented with the
             objects; evidence of the grasp and the release, not objects.
+        parts: The tracks of the objects' moving parts (a door), named ``<object>.<part>``, segmented
+            with the objects and apart from their bodies.
     """
 
     backend: str
     working_scale: float
     objects: list[ObjectTrack]
     hands: list[ObjectTrack] = dataclasses.field(default_factory=list)
+    parts: list[ObjectTrack] = dataclasses.field(default_factory=list)
 
     def summary(self, mask_dir: str = "masks") -> dict:
         """Returns the report's ``segmentation`` section."""
@@ -105,11 +108,13 @@ class Segmentation:
         }
         if self.hands:
             section["hands"] = [entry(track, role="hand") for track in self.hands]
+        if self.parts:
+            section["parts"] = [entry(track, role="part") for track in self.parts]
         return section
 
     def write(self, folder: Path) -> None:
         """Writes ``folder/<object>/000000.png ...`` (0 or 255, one PNG per frame), hands' too."""
-        for track in [*self.objects, *self.hands]:
+        for track in [*self.objects, *self.hands, *self.parts]:
             target = inside(folder, track.name, f"the masks of '{track.name}'", OutputError)
             target.mkdir(parents=True, exist_ok=True)
             for frame, mask in enumerate(track.masks):
@@ -188,9 +193,9 @@ def segment_demo(
     """
     progress = progress or Progress()
     log = log if log is not None else WarningLog()
-    hands = len(demo.hands)
-    if hands:  # segmented as objects are (a backend keeps them apart), then set aside
-        demo = dataclasses.replace(demo, objects=demo.objects + demo.hands, hands=())
+    hands, parts = len(demo.hands), demo.part_prompts()
+    if hands or parts:  # segmented as objects are (a backend keeps them apart), then set aside
+        demo = dataclasses.replace(demo, objects=demo.objects + demo.hands + parts, hands=())
     scale, frames, depth = _decode(demo, progress, log, span[0])
     segmenter.start_on(demo)
     segmenter.init_state(frames, depth)
@@ -202,8 +207,8 @@ def segment_demo(
         doubts = [dataclasses.replace(d, masks=[r[o].mask if o in r else empty for r in results])
                   for o, d in enumerate(doubts)]  # fmt: skip
     tracks = _tracks(demo, doubts, log)
-    kept = len(tracks) - hands
-    return Segmentation(segmenter.name, scale, tracks[:kept], tracks[kept:])
+    kept = len(tracks) - hands - len(parts)
+    return Segmentation(segmenter.name, scale, tracks[:kept], tracks[kept : kept + hands], tracks[kept + hands :])
 
 
 def _decode(

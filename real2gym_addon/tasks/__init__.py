@@ -8,11 +8,15 @@ environment's success and task.json all read the entry.
 from __future__ import annotations
 
 from ..errors import Real2GymError
+from .articulated import CLOSE, OPEN
 from .base import TaskState, TaskType
 from .lifting import LIFT
 from .placing import PLACE_IN, PLACE_ON
+from .steps import steps_success, steps_type
 
-TASKS: dict[str, TaskType] = {task.name: task for task in (PLACE_IN, PLACE_ON, LIFT)}
+STEPS = steps_type((PLACE_IN, PLACE_ON, LIFT, OPEN, CLOSE))
+"""A task of several of the others, in order."""
+TASKS: dict[str, TaskType] = {task.name: task for task in (PLACE_IN, PLACE_ON, LIFT, OPEN, CLOSE, STEPS)}
 """Task type name -> its entry, in the order the docs list them."""
 
 
@@ -28,4 +32,24 @@ def task_type(name: str) -> TaskType:
         raise Real2GymError(f"unknown task type {name!r}; use one of {', '.join(TASKS)}") from None
 
 
-__all__ = ["TASKS", "TaskState", "TaskType", "task_type"]
+def task_steps(task: dict) -> list[dict]:
+    """A task's steps: its ``steps`` for a ``steps`` task, else the task itself alone."""
+    return list(task["steps"]) if task.get("type") == STEPS.name else [task]
+
+
+def moved_step(task: dict) -> dict | None:
+    """The step that carries a free object (place, lift): the one the grasp, the hand's path and the
+    carried object's checks are about; None when every step works a part (open, close)."""
+    return next((step for step in task_steps(task) if not TASKS[step["type"]].needs_part), None)
+
+
+__all__ = [
+    "STEPS",
+    "TASKS",
+    "TaskState",
+    "TaskType",
+    "moved_step",
+    "steps_success",
+    "task_steps",
+    "task_type",
+]

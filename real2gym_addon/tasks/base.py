@@ -28,17 +28,32 @@ class TaskState:
         target_axis: ``(3,)``: the target's axis at its box centre's height (a mug's axis is off
             its box centre, away from the handle); None without a target.
         target_shape: The target's shape; None without a target.
+        part_opening: For a task on a moving part (``open``, ``close``): the share of its joint's range
+            it is open by (0 closed, 1 at the range's other end) as the run ends; None otherwise.
+        part_q: That joint's value (rad or m); None without a part.
+        to: The task's own ``to`` (prompts.json), or None for the task type's default.
+        target_rotation: ``3x3`` the target's orientation (world from its local frame); None without one
+            (the round targets need only their axis).
     """
 
-    moved_position: np.ndarray
-    moved_shape: Shape
+    moved_position: np.ndarray | None
+    moved_shape: Shape | None
     raised_m: float = 0.0
     target_axis: np.ndarray | None = None
     target_shape: Shape | None = None
+    part_opening: float | None = None
+    part_q: float | None = None
+    to: float | None = None
+    target_rotation: np.ndarray | None = None
 
     def radial_offset(self) -> float:
         """m: the moved object's centre from the target's axis, across the table."""
         return float(np.hypot(*(self.moved_position[:2] - self.target_axis[:2])))
+
+    def in_target_frame(self) -> np.ndarray:
+        """``(3,)``: the moved object's centre in the target's local frame (its box centre the origin)."""
+        centre = self.target_axis - self.target_rotation @ self.target_shape.axis_offset()
+        return self.target_rotation.T @ (self.moved_position - centre)
 
     def height_above_bottom(self) -> float:
         """m: the moved object's underside above the target's bottom."""
@@ -54,6 +69,7 @@ class TaskType:
         name: The type as prompts.json writes it (``place_in``).
         summary: What success means, in a sentence (docs/checks.md's row).
         needs_target: The task names a ``target`` among the objects.
+        needs_part: The task names a ``part`` of its object (a door, a drawer) instead of moving the object.
         releases: The hand lets the object go at the end (a lift may hold it to the end).
         keyframes: The events of the moved object the task needs (the geometry stage finds them for any
             object that moves; ``grasp_held`` fails a releasing task without its release).
@@ -69,17 +85,31 @@ class TaskType:
     keyframes: tuple[str, ...]
     success: Callable[[TaskState], dict]
     task_json: Callable[[dict | None], dict] = lambda target: {}
+    needs_part: bool = False
 
-    def check_fields(self, task: dict, names: list[str]) -> str | None:
+    def check_fields(
+        self, task: dict, names: list[str], parts: dict[str, list[str]] | None = None
+    ) -> str | None:
         """Says what is wrong with a task of this type in prompts.json, or None when it is right.
 
         Args:
-            task: prompts.json's ``task`` object.
+            task: prompts.json's ``task`` object (or one of a ``steps`` task's steps).
             names: The objects' names.
+            parts: Object name -> its parts' names (objects without parts may be left out).
         """
         moved, target = task.get("object"), task.get("target")
         if moved not in names:
             return f"the task's object {moved!r} is not among the objects ({', '.join(names)})"
+        if self.needs_part:
+            own = (parts or {}).get(moved, [])
+            if task.get("part") not in own:
+                listed = f"its parts are {', '.join(own)}" if own else "it has no 'parts' in prompts.json"
+                return f"task '{self.name}' needs a 'part' of '{moved}', got {task.get('part')!r}; {listed}"
+            to = task.get("to")
+            if to is not None and (
+                isinstance(to, bool) or not isinstance(to, int | float) or not 0 <= to <= 1
+            ):
+                return f"task '{self.name}': 'to' is a share of the joint's range, 0 to 1, got {to!r}"
         if self.needs_target and target not in names:
             return (
                 f"task '{self.name}' needs a 'target' among the objects ({', '.join(names)}), got {target!r}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import TaskState, TaskType
 
 ON_TOP_TOLERANCE = 0.01
@@ -12,8 +14,11 @@ RESTING_TOLERANCE = 0.01
 
 def inside_success(state: TaskState) -> dict:
     """Inside the container's inner radius and below its rim, resting on its bottom (or on a bowl's wall
-    where it curves up under the object's edge)."""
+    where it curves up under the object's edge); for a target with a box-shaped cavity (a cabinet, a
+    drawer), inside that cavity and resting on its floor."""
     shape, moved = state.target_shape, state.moved_shape
+    if getattr(shape.entry, "cavity", None) is not None:
+        return _inside_cavity(state)
     radial, height_above = state.radial_offset(), state.height_above_bottom()
     inner = shape.params.get("inner_radius", shape.size[0] / 2)
     floor = shape.params.get("bottom_thickness", 0.0)
@@ -28,6 +33,26 @@ def inside_success(state: TaskState) -> dict:
         "inner_radius_m": round(inner, 4),
         "height_above_bottom_m": round(height_above, 4),
         "inside": bool(inside),
+        "resting_on_bottom": bool(resting),
+    }
+
+
+def _inside_cavity(state: TaskState) -> dict:
+    """Within the cavity's footprint and under its ceiling, resting on its floor (the target's frame)."""
+    centre, half = state.target_shape.entry.cavity(state.target_shape)
+    local = state.in_target_frame() - np.asarray(centre, float)
+    moved_half = np.asarray(state.moved_shape.size, float) / 2
+    above_floor = float(local[2] - moved_half[2] + half[2])
+    inside = bool(
+        np.all(np.abs(local[:2]) <= half[:2]) and local[2] + moved_half[2] <= half[2] + RESTING_TOLERANCE
+    )
+    resting = -RESTING_TOLERANCE < above_floor < RESTING_TOLERANCE
+    return {
+        "passed": bool(inside and resting),
+        "cavity_offset_m": [round(float(v), 4) for v in local],
+        "cavity_half_m": [round(float(v), 4) for v in half],
+        "height_above_bottom_m": round(above_floor, 4),
+        "inside": inside,
         "resting_on_bottom": bool(resting),
     }
 

@@ -12,10 +12,11 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..geometry.carry import gripper_hold
+from ..geometry.parts import part_key
 from ..geometry.stage import Geometry
 from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
-from ..tasks import TaskState, task_type
+from ..tasks import STEPS, TaskState, steps_success, task_type
 from .simulate import SimulationRecord
 
 PENETRATION_LIMIT = 0.002
@@ -48,29 +49,68 @@ def _events(geometry: Geometry, name: str) -> dict[str, int]:
 
 
 def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
-    """The task type's own success predicate (:data:`..tasks.TASKS`) on the video's last frame."""
-    return task_type(task["type"]).success(final_task_state(task, geometry, record))
+    """The task type's own success predicate (:data:`..tasks.TASKS`) as the run ends; a ``steps`` task's
+    steps each on every frame, in order (:func:`..tasks.steps_success`)."""
+    if task["type"] != STEPS.name:
+        return task_type(task["type"]).success(final_task_state(task, geometry, record))
+    results = []
+    for step in task["steps"]:
+        kind = task_type(step["type"])
+        result = kind.success(final_task_state(step, geometry, record))
+        holds = [
+            kind.success(final_task_state(step, geometry, record, f))["passed"] for f in range(record.frames)
+        ]
+        since = len(holds)
+        while since > 0 and holds[since - 1]:
+            since -= 1
+        done = since if result["passed"] and since < len(holds) else None
+        results.append({"type": step["type"], **result, "done_frame": done})
+    return steps_success(results)
 
 
-def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord) -> TaskState:
-    """The task's objects at the simulation's last frame; ``raised_m`` is the highest point over the run."""
+def _part(geometry: Geometry, key: str):
+    owner, _, name = key.partition(".")
+    obj = next(o for o in geometry.objects if o.name == owner)
+    return next(p for p in obj.parts if p.name == name)
+
+
+def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, frame: int = -1) -> TaskState:
+    """The task's objects at the simulation's last frame (or at video ``frame``); ``raised_m`` is the
+    highest point over the run up to it."""
+    if task_type(task["type"]).needs_part:
+        key = part_key(task["object"], task["part"])
+        q = float(record.joint_values[key][frame])
+        return TaskState(
+            None, None, part_opening=_part(geometry, key).joint.opening(q), part_q=q, to=task.get("to")
+        )
     moved = task["object"]
     positions = record.positions[moved]
     obj = next(o for o in geometry.objects if o.name == moved)
-    raised = float(positions[: record.frames, 2].max() - positions[0][2])
+    upto = record.frames if frame < 0 else frame + 1
+    raised = float(positions[:upto, 2].max() - positions[0][2])
     target = next((o for o in geometry.objects if o.name == task.get("target")), None)
     if target is None:
-        return TaskState(positions[-1], obj.fitted.shape, raised)
+        return TaskState(positions[frame], obj.fitted.shape, raised)
     shape = target.fitted.shape
-    turn = Rotation.from_quat(record.quaternions[target.name][-1][[1, 2, 3, 0]]).as_matrix()
-    axis = record.positions[target.name][-1] + turn @ shape.axis_offset()
-    return TaskState(positions[-1], obj.fitted.shape, raised, axis, shape)
+    turn = Rotation.from_quat(record.quaternions[target.name][frame][[1, 2, 3, 0]]).as_matrix()
+    axis = record.positions[target.name][frame] + turn @ shape.axis_offset()
+    return TaskState(positions[frame], obj.fitted.shape, raised, axis, shape, target_rotation=turn)
+
+
+def held_name(task: dict) -> str:
+    """What the hand holds for the task: its object, or for ``open`` and ``close`` the part's key."""
+    if task_type(task["type"]).needs_part:
+        return part_key(task["object"], task["part"])
+    return task["object"]
 
 
 def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
-    """Both fingers touch the object from grasp to release, and it does not slide along them."""
-    moved = task["object"]
+    """Both fingers touch the object from grasp to release, and it does not slide along them; a part
+    pushed and never grasped (a door pushed shut) is not judged."""
+    moved = held_name(task)
     events = _events(geometry, moved)
+    if "grasp" not in events and moved != task["object"]:
+        return None
     if "grasp" not in events:
         return {"passed": False, "reason": "no grasp keyframe"}
     if "release" in events:
@@ -83,6 +123,9 @@ def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict
     contacts = record.finger_contacts[moved][start:end]
     held = float(contacts.all(axis=1).mean()) if len(contacts) else 0.0
     offsets = record.positions[moved][start:end] - record.gripper_positions[start:end]
+    if moved != task["object"]:  # a part turns about its joint: the hand's slip is in the part's frame
+        turns = Rotation.from_quat(record.quaternions[moved][start:end][:, [1, 2, 3, 0]])
+        offsets = turns.inv().apply(offsets) if len(offsets) else offsets
     slip = float(np.linalg.norm(offsets - offsets[0], axis=1).max()) if len(offsets) else 0.0
     first_lost = None
     if held < 1.0:
@@ -97,8 +140,10 @@ def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict
     }
 
 
-def support(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
-    """At the end, the supports carry the moved object's weight."""
+def support(task: dict, geometry: Geometry, record: SimulationRecord) -> dict | None:
+    """At the end, the supports carry the moved object's weight (not judged for a part on its joint)."""
+    if held_name(task) != task["object"]:
+        return None
     moved = task["object"]
     weight = record.masses[moved] * GRAVITY
     forces = record.support_force[moved]
@@ -149,8 +194,11 @@ def penetration(record: SimulationRecord) -> dict:
     }
 
 
-def trajectory_fidelity(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
-    """RMS distance between the simulated and the video-derived path of the moved object, per phase."""
+def trajectory_fidelity(task: dict, geometry: Geometry, record: SimulationRecord) -> dict | None:
+    """RMS distance between the simulated and the video-derived path of the moved object, per phase (a
+    part's path is :func:`joint_fidelity`'s)."""
+    if held_name(task) != task["object"]:
+        return None
     moved = task["object"]
     obj = next(o for o in geometry.objects if o.name == moved)
     events = _events(geometry, moved)
@@ -178,7 +226,7 @@ def release_clearance(task: dict, geometry: Geometry, record: SimulationRecord) 
     finger gap the recording opens to, the gap the pads held the object at, and
     whether the fingers still hold it :data:`RELEASE_FREE_S` after the release.
     """
-    moved = task["object"]
+    moved = held_name(task)
     release = _events(geometry, moved).get("release")
     if geometry.gripper is None or release is None or record.finger_gap is None:
         return {"passed": True, "reason": "no release in the demo"}
@@ -225,7 +273,7 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
     """
     if geometry.gripper is None or record.hand_contacts is None:
         return {"passed": True, "reason": "no gripper in the demo"}
-    moved = task["object"]
+    moved = held_name(task)
     events = _events(geometry, moved)
     frames = record.frames
     stall, _ = gripper_hold(geometry.gripper.opening)
@@ -274,6 +322,31 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
         knocks.sort(key=lambda k: k["frame"])
         return {"passed": False, **knocks[0], "limit_m": HAND_PUSH_LIMIT, "knocks": knocks}
     return {"passed": worst["moved_m"] < HAND_PUSH_LIMIT, **worst, "limit_m": HAND_PUSH_LIMIT}
+
+
+JOINT_FIDELITY_LIMIT = {"hinge": 0.15, "slide": 0.03}
+"""RMS of a part's simulated joint value from the video's, over the frames that measure it: rad for a
+hinge (8.6 degrees), m for a slide: a door the hand pushes follows the hand, and a door that swings on
+where the video's stopped, or never moves, is far outside it."""
+
+
+def joint_fidelity(geometry: Geometry, record: SimulationRecord) -> dict | None:
+    """Each part's simulated joint value against the video's, RMS over the frames that measure it; None
+    for a scene without parts."""
+    figures, passed = {}, True
+    for obj in geometry.objects:
+        for part in obj.parts:
+            key = part_key(obj.name, part.name)
+            measured = np.isfinite(part.q[: record.frames])
+            if key not in record.joint_values or not measured.any():
+                continue
+            error = record.joint_values[key][: record.frames][measured] - part.q[: record.frames][measured]
+            rms = float(np.sqrt(np.mean(error**2)))
+            worst = int(np.flatnonzero(measured)[np.argmax(np.abs(error))])
+            figures[key] = {"rms": round(rms, 4), "worst_frame": worst, "limit": JOINT_FIDELITY_LIMIT[part.joint.type],
+                            "unit": "rad" if part.joint.type == "hinge" else "m"}  # fmt: skip
+            passed &= rms < JOINT_FIDELITY_LIMIT[part.joint.type]
+    return {"passed": bool(passed), "parts": figures} if figures else None
 
 
 AT_REST_S = 0.2

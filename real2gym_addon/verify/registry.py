@@ -75,6 +75,11 @@ def _mm(metres) -> str:
 
 
 def _task_figure(check: dict) -> str:
+    if "steps" in check:
+        done = sum(step["passed"] for step in check["steps"])
+        return f"{done} of {len(check['steps'])} steps" + ("" if check["in_order"] else ", out of order")
+    if "opening" in check:
+        return f"open {check['opening']:.0%}"
     if "raised_m" in check:
         return f"raised {_mm(check['raised_m'])}"
     if "inside" in check:
@@ -117,7 +122,9 @@ CHECKS: dict[str, Check] = {
             measure=lambda run: checks.task_success(run.task, run.geometry, run.record),
             figure=_task_figure,
             needs="place_in: the object inside the container's inner radius, below its rim, resting within 1 cm "
-            "of its inner bottom at the end; place_on: resting on the target's top; lift: risen more than 2 cm",
+            "of its inner bottom at the end (inside a cabinet's or drawer's cavity, on its floor); place_on: "
+            "resting on the target's top; lift: risen more than 2 cm; open / close: the part's joint ends past "
+            "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),
             suggest=suggestions.container_opening,
         ),
@@ -163,6 +170,15 @@ CHECKS: dict[str, Check] = {
             measure=lambda run: checks.trajectory_fidelity(run.task, run.geometry, run.record),
             figure=lambda c: f"RMS {_mm(max(c['rms_m'].values(), default=0.0))}",
             needs=f"simulated path within {checks.FIDELITY_LIMIT * 100:.0f} cm RMS of the video's in each phase",
+        ),
+        Check(
+            "joint_fidelity",
+            label="Joints",
+            measure=lambda run: checks.joint_fidelity(run.geometry, run.record),
+            figure=lambda c: ", ".join(f"{k} RMS {v['rms']:g} {v['unit']}" for k, v in c["parts"].items()),
+            needs=f"each moving part's simulated joint value within {checks.JOINT_FIDELITY_LIMIT['hinge']:g} rad "
+            f"(hinge) or {checks.JOINT_FIDELITY_LIMIT['slide'] * 100:g} cm (slide) RMS of the video's",
+            events=("push", "open", "closed"),
         ),
         Check(
             "release_clearance",

@@ -69,6 +69,8 @@ class SimulationRecord:
         masses: Object name -> mass (kg).
         finger_gap: ``(...)`` gap between the finger pads per video frame (m), or None without a gripper.
         qpos: ``(...) x nq`` the whole state's positions per video frame (for rendering).
+        joint_values: Part name (``<object>.<part>``) -> ``(...)`` its joint's value per video frame
+            (rad or m), the settle frames after the video included.
         diverged_frame: First frame where the simulation went wrong, or None.
         warnings: MuJoCo warning names raised during the run.
         steps: Physics steps taken.
@@ -87,6 +89,7 @@ class SimulationRecord:
     speeds: dict[str, np.ndarray]
     masses: dict[str, float]
     qpos: np.ndarray | None = None
+    joint_values: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     finger_gap: np.ndarray | None = None
     hand_contacts: dict[str, np.ndarray] | None = None
     sustained: dict[str, float] = dataclasses.field(default_factory=dict)
@@ -305,6 +308,11 @@ def simulate(
     if has_gripper:
         slides = [model.joint(NAMES[f"{side}_joint"]).qposadr[0] for side in ("left", "right")]
         finger_gap = all_qpos[:, slides].sum(axis=1)  # each pad's face sits on its joint's origin plane
+    joint_values = {}
+    for name, body in name_map.items():
+        joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, f"{body}_joint")
+        if joint >= 0:
+            joint_values[name] = all_qpos[:, model.jnt_qposadr[joint]].copy()
     return SimulationRecord(
         frames=frames,
         fps=fps,
@@ -320,6 +328,7 @@ def simulate(
         speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
         qpos=all_qpos,
+        joint_values=joint_values,
         finger_gap=finger_gap,
         hand_contacts={n: all_hand[:, i] for i, n in enumerate(names)} if has_gripper else None,
         diverged_frame=diverged,

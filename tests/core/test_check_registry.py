@@ -26,7 +26,7 @@ from real2gym.real2gym_addon.verify import registry
 from real2gym.real2gym_addon.verify.summary import short_figure, summarise_verification
 
 REPO = Path(__file__).resolve().parents[2]
-EVENTS = {"grasp", "lift", "contact", "release"}
+EVENTS = {"grasp", "lift", "contact", "release", "push", "open", "closed"}
 
 RESULTS = {
     "task_success": {"passed": True, "radial_offset_m": 0.0001, "inner_radius_m": 0.0411,
@@ -44,6 +44,8 @@ RESULTS = {
     "objects_at_rest_at_start": {"passed": True, "object": "cup", "frame": 2, "moved_m": 0.0, "window_s": 0.233,
                                  "limit_m": 0.002},
     "no_shortcuts": {"passed": True, "problems": []},
+    "joint_fidelity": {"passed": True, "parts": {"cabinet.door": {"rms": 0.031, "worst_frame": 40, "limit": 0.15,
+                                                                  "unit": "rad"}}},
     "simulation_stable": {"passed": False, "frame": 31, "warnings": [], "reason": "the simulation diverged"},
 }  # fmt: skip
 """One result of each check, as report.json holds them (the bundled demo's, one or two failed)."""
