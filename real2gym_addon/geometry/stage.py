@@ -20,6 +20,7 @@ from ..errors import DemoFolderError, WarningLog
 from ..mesh_file import read_obj
 from ..progress import Progress
 from ..segmentation.run import Segmentation
+from ..tasks import TASKS
 from .camera import (
     back_project,
     inverse_poses,
@@ -46,6 +47,7 @@ from .no_depth import (
     rest_from_masks,
     track_silhouettes,
 )
+from .parts import PartGeometry
 from .priors import out_of_supports, rest_until_lifted, support_height
 from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
@@ -94,6 +96,7 @@ class ObjectGeometry:
         fitted: The shape and its resting pose on the fit frame.
         motion: Per-frame world poses.
         visible: Per-frame visibility (from the masks).
+        parts: Its moving parts (a door, a drawer), each on a joint (:mod:`.parts`); empty for a rigid object.
     """
 
     name: str
@@ -101,6 +104,7 @@ class ObjectGeometry:
     fitted: FittedObject
     motion: Motion
     visible: list[bool]
+    parts: list[PartGeometry] = dataclasses.field(default_factory=list)
 
     def to_report(self, camera_from_world: np.ndarray) -> dict:
         """The report's object entry (contract fields plus the shape details).
@@ -138,6 +142,8 @@ class ObjectGeometry:
             for i in range(count)
         ]
         entry["frames"] = frames
+        if self.parts:
+            entry["parts"] = [part.to_report(self.name) for part in self.parts]
         return entry
 
 
@@ -335,7 +341,7 @@ def run_geometry(
     depth = _DepthReader(demo)
     progress.step("fitting the table", span[0])
     sample = np.linspace(0, frames - 1, min(5, frames)).round().astype(int)
-    union = [np.logical_or.reduce([t.masks[f] for t in segmentation.objects]) for f in sample]
+    union = [np.logical_or.reduce([t.masks[f] for t in segmentation.objects + segmentation.parts]) for f in sample]
     union = [cv2.dilate(m.astype(np.uint8), DILATE) > 0 for m in union]
     camera_frames, camera_source, noise_1m = None, "", 0.0
     if camera.world_from_camera_frames is not None:
@@ -419,7 +425,7 @@ def run_geometry(
             raised = heights[heights > MIN_RISE]
             if len(raised) >= 10:
                 edge_lows[frame] = float(np.percentile(raised, 2))
-            others = [t.masks[frame] for t in segmentation.objects if t is not track_]
+            others = [t.masks[frame] for t in segmentation.objects + segmentation.parts if t is not track_]
             blocked = (
                 cv2.dilate(np.logical_or.reduce(others).astype(np.uint8), DILATE) > 0 if others else None
             )
@@ -553,9 +559,16 @@ def run_geometry(
         _say_drift(objects, demo.task.object, log)
     for obj in objects:  # in the world the camera's path was anchored to
         out_of_supports(obj, [o for o in objects if o is not obj])
+    part_keyframes = []
+    if segmentation.parts:
+        from .articulation import fit_object_parts  # noqa: PLC0415  (until the joint fit lands)
+
+        progress.step("fitting the moving parts' joints", span[0] + 0.85 * (span[1] - span[0]))
+        depth_of = (lambda f: depth.clean(f, noise_1m)) if demo.depth_dir is not None else (lambda f: None)
+        part_keyframes = fit_object_parts(demo, segmentation, objects, camera, poses, depth_of, trajectory, log)
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
     keyframes, gripper = [], trajectory
-    moved = next((o for o in objects if o.name == demo.task.object), None)
+    moved = None if TASKS[demo.task.type].needs_part else next((o for o in objects if o.name == demo.task.object), None)
     if moved is not None:
         hand = None
         if trajectory is None and segmentation.hands:  # the hand in the video, where nothing is recorded
@@ -575,6 +588,7 @@ def run_geometry(
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
+    keyframes = sorted(keyframes + part_keyframes, key=lambda k: k["frame"])
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
 
 

@@ -1,0 +1,298 @@
+"""The geometry stage's moving parts: each part's joint, shape and value per frame, and its keyframes.
+
+For each part prompted on an object (a door, a drawer), from the part's own masks:
+
+1. **The joint.** With depth, the part's points on every frame go to :func:`.joint.fit_joint`,
+   which registers them to a reference frame's and fits a hinge or a slide (whichever explains the
+   motion clearly better, unless the prompt names one). Without depth, :func:`.joint.fit_joint_without_depth`
+   tries a hinge on each edge of the body's opening and a slide along its normal against the part's
+   silhouettes. A joint given in prompts.json is used as given; the video then only measures ``q``.
+2. **Which end is closed.** Of the two ends of the observed range, the part is closed at the one where
+   it lies nearest its body's centre (a door against its frame, a drawer pushed in). The axis is
+   turned so that opening is positive and ``q`` is 0 closed: the range is ``[0, most open seen]``.
+3. **The shape**, measured at the closed pose (the points of the frame that shows most of the part,
+   moved there by the joint): a door is a panel as wide and tall as its points spread across the axis
+   and along it, :data:`DOOR_THICKNESS` thick (one face shows); a drawer is an open box as wide and
+   tall as its front, as deep as the body allows.
+4. **The body's front** (its local +x) is turned to face the part, and a box-fitted body becomes a
+   cabinet with walls.
+5. **Keyframes**: ``push`` (or ``grasp`` where a recorded gripper closes as the part starts to move,
+   then ``release`` where it opens), ``open`` and ``closed`` where the joint reaches its ends and stays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from ..errors import WarningLog
+from .camera import back_project, pose_at, transform, yaw_rotation
+from .fit_base import FittedObject
+from .joint import fit_joint, fit_joint_without_depth
+from .kinds import cabinet as cabinet_kind
+from .kinds import drawer as drawer_kind
+from .parts import Joint, PartGeometry, part_key
+from .shape_kinds import CABINET, DOOR, DRAWER, MESH
+from .shapes import Shape
+from .table import GeometryError
+
+DOOR_THICKNESS = 0.02
+"""m: a door panel's thickness; the video shows one face of it."""
+MIN_POINTS = 40
+"""Depth points a frame needs for the part's pose to be measured there."""
+MOVING = {"hinge": math.radians(3.0), "slide": 0.01}
+"""How far from where it started a joint has gone when the part has started to move (rad, m)."""
+AT_END = 0.05
+"""A joint within this share of its range from an end is at that end (``open``, ``closed``)."""
+GRIP_CLOSING = 0.3
+"""A recorded gripper that closes by this share of its opening around the start of the part's motion
+grasps it; one that does not, pushes it."""
+GRIP_WINDOW_S = 0.5
+"""s: how long before the part starts to move a closing gripper counts as its grasp."""
+
+
+def _part_points(mask: np.ndarray, depth: np.ndarray | None, camera, world_from_camera) -> np.ndarray | None:
+    """The part's depth points (world frame), its mask eroded so that mixed pixels at the edge go."""
+    if depth is None or not mask.any():
+        return None
+    eroded = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    points = back_project(camera, depth, eroded)
+    return transform(world_from_camera, points) if len(points) >= MIN_POINTS else None
+
+
+JUMP = {"hinge": math.radians(10.0), "slide": 0.03}
+"""A frame's joint value this far from the median of its neighbours' (three on each side) is a misfit (a
+door seen edge-on, its other face taken for this one) and is left unmeasured (rad, m)."""
+
+
+def _without_jumps(q: np.ndarray, kind: str) -> np.ndarray:
+    """``q`` with the frames that jump away from their neighbours set to NaN."""
+    kept = q.copy()
+    for f in np.flatnonzero(np.isfinite(q)):
+        around = q[max(0, f - 3) : f + 4]
+        around = around[np.isfinite(around)]
+        if len(around) >= 3 and abs(q[f] - np.median(around)) > JUMP[kind]:
+            kept[f] = np.nan
+    return kept
+
+
+def _closed_end(q: np.ndarray, points: list[np.ndarray | None], body_centre: np.ndarray) -> float:
+    """The end of the observed range of ``q`` (NaN where unmeasured) at which the part lies nearest its body's
+    centre."""
+    ends = []
+    for end in (np.nanmin(q), np.nanmax(q)):
+        frames = [f for f in np.flatnonzero(np.isfinite(q)) if abs(q[f] - end) < 1e-9 and points[f] is not None]
+        if not frames:
+            frames = [int(np.nanargmin(np.abs(q - end)))]
+        cloud = points[frames[0]]
+        distance = np.inf if cloud is None else float(np.linalg.norm(cloud.mean(axis=0)[:2] - body_centre[:2]))
+        ends.append((distance, float(end)))
+    return min(ends)[1]
+
+
+def _panel_frame(points: np.ndarray, axis: np.ndarray, away: np.ndarray) -> np.ndarray:
+    """3x3 world-from-panel rotation: x the face's normal pointing ``away``, z along ``axis``."""
+    centred = points - points.mean(axis=0)
+    seen_normal = np.linalg.svd(centred, full_matrices=False)[2][-1]
+    normal = seen_normal - axis * (seen_normal @ axis)  # the panel holds its hinge's axis
+    normal /= max(np.linalg.norm(normal), 1e-9)
+    if normal @ away < 0:
+        normal = -normal
+    z = axis / np.linalg.norm(axis)
+    y = np.cross(z, normal)
+    return np.column_stack([normal, y, z])
+
+
+def _door_shape(points: np.ndarray, joint: Joint, body_centre: np.ndarray) -> tuple[Shape, np.ndarray, np.ndarray]:
+    """A door panel from its points at the closed pose: ``(shape, centre (3,), rotation 3x3)``, world frame."""
+    seen_centre = points.mean(axis=0)
+    rotation = _panel_frame(points, joint.axis, seen_centre - body_centre)
+    local = (points - seen_centre) @ rotation
+    low, high = np.percentile(local, 1, axis=0), np.percentile(local, 99, axis=0)
+    middle = (low + high) / 2
+    face = seen_centre + rotation @ np.array([high[0], middle[1], middle[2]])
+    centre = face - rotation[:, 0] * DOOR_THICKNESS / 2
+    size = (DOOR_THICKNESS, float(high[1] - low[1]), float(high[2] - low[2]))
+    return Shape(DOOR.name, size), centre, rotation
+
+
+def _drawer_shape(points: np.ndarray, joint: Joint, body: FittedObject) -> tuple[Shape, np.ndarray, np.ndarray]:
+    """A drawer from its front's points at the closed pose, as deep as the body's inside along the slide."""
+    out = joint.axis if joint.axis @ (points.mean(axis=0) - body.position) > 0 else -joint.axis
+    up = np.array([0.0, 0.0, 1.0])
+    across = np.cross(up, out)
+    across /= max(np.linalg.norm(across), 1e-9)
+    rotation = np.column_stack([out, across, np.cross(out, across)])
+    local = (points - points.mean(axis=0)) @ rotation
+    low, high = np.percentile(local, 1, axis=0), np.percentile(local, 99, axis=0)
+    middle = (low + high) / 2
+    front = points.mean(axis=0) + rotation @ np.array([high[0], middle[1], middle[2]])
+    extents = np.abs(yaw_rotation(body.yaw).T @ out) @ np.asarray(body.shape.size, float)
+    depth = float(max(0.05, 0.9 * extents))
+    size = (depth, float(high[1] - low[1]), float(high[2] - low[2]))
+    centre = front - out * depth / 2
+    return Shape(DRAWER.name, size, drawer_kind.default_params(size)), centre, rotation
+
+
+def face_the_part(body: FittedObject, part_centre: np.ndarray) -> FittedObject:
+    """The body turned by quarter turns so that its front (local +x) faces the part; a box becomes a cabinet."""
+    toward = part_centre[:2] - body.position[:2]
+    size = tuple(body.shape.size)
+    best = max(range(4), key=lambda t: math.cos(body.yaw + t * math.pi / 2) * toward[0]
+               + math.sin(body.yaw + t * math.pi / 2) * toward[1])  # fmt: skip
+    turned = size if best % 2 == 0 else (size[1], size[0], size[2])
+    kind = body.shape.kind if body.shape.kind in (CABINET.name, MESH.name) else CABINET.name
+    params = body.shape.params if kind == body.shape.kind and best % 2 == 0 else cabinet_kind.default_params(turned)
+    if kind == MESH.name:  # the user's own mesh keeps its pose
+        return body
+    shape = Shape(kind, turned, params, body.shape.vertices, body.shape.fit_error)
+    return FittedObject(shape, body.position.copy(), math.remainder(body.yaw + best * math.pi / 2, 2 * math.pi))
+
+
+def fit_part(
+    prompt,
+    owner: str,
+    body: FittedObject,
+    masks: list[np.ndarray],
+    visible: list[bool],
+    camera,
+    poses: np.ndarray,
+    depth_of,
+) -> PartGeometry:
+    """One part's joint, shape and per-frame value (see the module's steps 1 to 3).
+
+    Args:
+        prompt: Its :class:`..prompts.PartPrompt`.
+        owner: Its object's name.
+        body: Its body's fit.
+        masks: Its masks per frame (video size).
+        visible: Per frame, the mask is trusted.
+        camera: Intrinsics.
+        poses: world_from_camera, ``4x4`` or per frame ``Nx4x4``.
+        depth_of: frame -> cleaned depth (``HxW`` metres) or None without depth.
+
+    Raises:
+        GeometryError: The part is never measured well enough to fit its joint, naming it.
+    """
+    name = part_key(owner, prompt.name)
+    frames = len(masks)
+    kind = prompt.given["type"] if prompt.given else prompt.joint
+    has_depth = depth_of(0) is not None
+    points = [None] * frames
+    if has_depth:
+        points = [_part_points(masks[f], depth_of(f), camera, pose_at(poses, f)) if visible[f] else None
+                  for f in range(frames)]  # fmt: skip
+        if sum(p is not None for p in points) < 3:
+            raise GeometryError(
+                f"part '{name}': fewer than 3 frames show it with depth under its mask; prompt it where it shows"
+            )
+        fit = fit_joint(points, kind=kind)
+    else:
+        # The body's fit turned its front (+x) to the camera: the part is taken to open there.
+        size = np.asarray(body.shape.size, float)
+        panel = np.array([DOOR_THICKNESS, size[1], size[2]])
+        fit = fit_joint_without_depth(body.position, body.yaw, size, "+x", panel, camera, pose_at(poses, 0),
+                                      [m if v else None for m, v in zip(masks, visible, strict=True)],
+                                      kind=kind)  # fmt: skip
+    joint_type = fit.type
+    axis, pivot = np.asarray(fit.axis, float), np.asarray(fit.pivot, float)
+    if prompt.given:
+        joint_type, axis = prompt.given["type"], np.asarray(prompt.given["axis_world"], float)
+        pivot = np.asarray(prompt.given["pivot_world"], float)
+    q = _without_jumps(np.where(np.asarray(fit.visible, bool), np.asarray(fit.q, float), np.nan), fit.type)
+    closed = _closed_end(q, points, body.position) if has_depth else float(np.nanmin(q))
+    far = float(np.nanmax(q)) if closed == float(np.nanmin(q)) else float(np.nanmin(q))
+    if far < closed:  # opening is positive, closed is 0
+        axis, q, closed, far = -axis, -q, -closed, -far
+    q = q - closed
+    joint = Joint(joint_type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0,
+                  source="given" if prompt.given else "estimated")  # fmt: skip
+    if prompt.given:
+        lo, hi = prompt.given["range"]
+        joint = Joint(joint_type, axis, pivot, (lo, hi), float(prompt.given.get("closed", lo)), source="given")
+        q = q + joint.closed
+    best = max((f for f in range(frames) if points[f] is not None), key=lambda f: len(points[f]), default=None)
+    if best is None:  # without depth: the shape from the body's opening
+        return _part_without_depth(prompt.name, body, joint, q, visible)
+    closing = joint.motion(joint.closed - q[best])
+    at_closed = transform(closing, points[best])
+    if joint.type == "hinge":
+        shape, centre, rotation = _door_shape(at_closed, joint, body.position)
+    else:
+        shape, centre, rotation = _drawer_shape(at_closed, joint, body)
+    return PartGeometry(prompt.name, shape, centre, rotation, joint.closed, joint, q, np.asarray(visible, bool))
+
+
+def _part_without_depth(name: str, body: FittedObject, joint: Joint, q: np.ndarray, visible) -> PartGeometry:
+    """A part seen only as silhouettes: a panel over the body's front face (a door) or a drawer behind it."""
+    front = yaw_rotation(body.yaw)
+    size = body.shape.size
+    centre = body.position + front[:, 0] * (size[0] / 2 + DOOR_THICKNESS / 2)
+    if joint.type == "hinge":
+        shape = Shape(DOOR.name, (DOOR_THICKNESS, size[1], size[2]))
+    else:
+        inner = (0.9 * size[0], 0.9 * size[1], 0.5 * size[2])
+        shape = Shape(DRAWER.name, inner, drawer_kind.default_params(inner))
+        centre = body.position + front[:, 0] * (size[0] / 2 - inner[0] / 2)
+    return PartGeometry(name, shape, centre, front, joint.closed, joint, q, np.asarray(visible, bool))
+
+
+def part_events(name: str, part: PartGeometry, fps: float, opening: np.ndarray | None) -> list[dict]:
+    """The part's keyframes: ``push`` or ``grasp`` (and ``release``), ``open``, ``closed``.
+
+    Args:
+        name: The part's key (``cabinet.door``).
+        part: The fitted part.
+        fps: Video frame rate.
+        opening: The recorded gripper's opening per frame (0 closed, 1 open), or None.
+    """
+    q = part.filled_q()
+    joint = part.joint
+    share = np.array([joint.opening(v) for v in q])
+    events = []
+    moved = np.flatnonzero(np.abs(q - q[0]) > MOVING[joint.type])
+    if len(moved):
+        start = int(moved[0])
+        event = "push"
+        if opening is not None:
+            before = max(0, start - int(round(GRIP_WINDOW_S * fps)))
+            if opening[before : start + 1].max() - opening[start] > GRIP_CLOSING:
+                event = "grasp"
+                grip_closed = opening[start]
+                reopened = np.flatnonzero(opening[start:] > grip_closed + GRIP_CLOSING)
+                if len(reopened):
+                    events.append({"frame": int(start + reopened[0]), "event": "release", "object": name})
+        events.append({"frame": start, "event": event, "object": name})
+        for end, label in ((0.0, "closed"), (1.0, "open")):
+            near = np.abs(share - end) <= AT_END
+            if near[start:].any() and near[-1]:
+                since = len(near) - int(np.argmin(near[::-1]))  # the first frame of the last run at that end
+                events.append({"frame": int(since), "event": label, "object": name})
+    return sorted(events, key=lambda e: e["frame"])
+
+
+def fit_object_parts(
+    demo, segmentation, objects: list, camera, poses: np.ndarray, depth_of, trajectory, log: WarningLog
+) -> list[dict]:
+    """Fits every part of every object (setting ``parts`` on each :class:`..stage.ObjectGeometry`, its body
+    turned to face them) and returns their keyframes."""
+    tracks = {t.name: t for t in segmentation.parts}
+    keyframes = []
+    for prompt, obj in zip(demo.objects, objects, strict=True):
+        for part_prompt in prompt.parts:
+            name = part_key(prompt.name, part_prompt.name)
+            track = tracks[name]
+            visible = [track.frame_summary(f)["visible"] for f in range(len(track.masks))]
+            part = fit_part(part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of)
+            obj.parts.append(part)
+            where = part.pose_at(part.joint.closed)[:3, 3]
+            if not obj.parts[1:]:
+                obj.fitted = face_the_part(obj.fitted, where)
+                obj.motion.yaws[:] = obj.fitted.yaw
+            keyframes += part_events(name, part, demo.video.fps, None if trajectory is None else trajectory.opening)
+    return keyframes
+
+
+__all__ = ["DOOR_THICKNESS", "face_the_part", "fit_object_parts", "fit_part", "part_events"]
