@@ -222,6 +222,8 @@ class PipelineRun:
         scene.set_geometry(geometry)
         self.geometry = geometry
         scene.stages["geometry"] = time.perf_counter() - started
+        if geometry.joints_s:
+            scene.stages["geometry_joints"] = geometry.joints_s  # a part of the geometry stage's time
         if self.last_stage == "geometry":
             return scene
 

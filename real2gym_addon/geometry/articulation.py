@@ -40,6 +40,14 @@ from .table import GeometryError
 
 DOOR_THICKNESS = 0.02
 """m: a door panel's thickness; the video shows one face of it."""
+FACE_BIN = 0.004
+"""m: the slices a part's points are counted in along its outward axis to find its front face."""
+FACE_LAYER = 0.3
+"""A slice holding this share of the fullest one's points is a layer of the part's surface, not a handle."""
+HANDLE_STANDOFF = (0.008, 0.08)
+"""m: points this far in front of a part's front face are its handle's."""
+HANDLE_POINTS = 12
+"""Depth points a handle needs to be fitted."""
 MIN_POINTS = 40
 """Depth points a frame needs for the part's pose to be measured there."""
 MOVING = {"hinge": math.radians(3.0), "slide": 0.01}
@@ -105,35 +113,77 @@ def _panel_frame(points: np.ndarray, axis: np.ndarray, away: np.ndarray) -> np.n
     return np.column_stack([normal, y, z])
 
 
+def _face_offset(x: np.ndarray) -> float:
+    """The outermost substantial layer of points along a part's outward axis (m): its front face, past which
+    only a handle stands (and behind which a drawer's open inside shows)."""
+    low, high = np.percentile(x, 1), np.percentile(x, 99)
+    bins = max(1, int(np.ceil((high - low) / FACE_BIN)))
+    counts, edges = np.histogram(x, bins=bins, range=(low, low + bins * FACE_BIN))
+    layers = np.flatnonzero(counts >= FACE_LAYER * counts.max())
+    top = layers[-1]
+    inside = (x >= edges[top]) & (x < edges[top + 1])
+    return float(np.median(x[inside])) if inside.any() else float(edges[top])
+
+
+def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.ndarray) -> dict[str, float]:
+    """A bar handle's parameters (:data:`.kinds.articulated.HANDLE_KEYS`) from the points standing off a part's
+    front face (local frame, the face at x = ``face``), or none where too few stand off it.
+
+    Args:
+        local: ``Nx3`` the part's points in its local frame.
+        face: Local x of its front face (m).
+        bar_axis: 1 for a bar across (a drawer's), 2 for an upright bar (a door's).
+        centre_yz: Local (y, z) of the part's box centre (the handle's offsets are from it).
+    """
+    stand = local[:, 0] - face
+    bar = local[(stand > HANDLE_STANDOFF[0]) & (stand < HANDLE_STANDOFF[1])]
+    if len(bar) < HANDLE_POINTS:
+        return {}
+    along = np.percentile(bar[:, bar_axis], [2, 98])
+    middle = np.median(bar[:, 1:], axis=0)
+    middle[bar_axis - 1] = along.mean()
+    return {"handle_length": float(max(along[1] - along[0], 0.03)),
+            "handle_depth": float(np.percentile(bar[:, 0] - face, 95)),
+            "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
+
+
 def _door_shape(points: np.ndarray, joint: Joint, body_centre: np.ndarray) -> tuple[Shape, np.ndarray, np.ndarray]:
-    """A door panel from its points at the closed pose: ``(shape, centre (3,), rotation 3x3)``, world frame."""
+    """A door panel from its points at the closed pose: ``(shape, centre (3,), rotation 3x3)``, world frame;
+    with a bar handle where points stand off its face."""
     seen_centre = points.mean(axis=0)
     rotation = _panel_frame(points, joint.axis, seen_centre - body_centre)
     local = (points - seen_centre) @ rotation
-    low, high = np.percentile(local, 1, axis=0), np.percentile(local, 99, axis=0)
+    face = _face_offset(local[:, 0])
+    panel = local[local[:, 0] <= face + HANDLE_STANDOFF[0]]
+    low, high = np.percentile(panel, 1, axis=0), np.percentile(panel, 99, axis=0)
     middle = (low + high) / 2
-    face = seen_centre + rotation @ np.array([high[0], middle[1], middle[2]])
-    centre = face - rotation[:, 0] * DOOR_THICKNESS / 2
+    centre = seen_centre + rotation @ np.array([face - DOOR_THICKNESS / 2, middle[1], middle[2]])
     size = (DOOR_THICKNESS, float(high[1] - low[1]), float(high[2] - low[2]))
-    return Shape(DOOR.name, size), centre, rotation
+    handle = _handle_params(local, face, 2, middle[1:])
+    return Shape(DOOR.name, size, handle), centre, rotation
 
 
 def _drawer_shape(points: np.ndarray, joint: Joint, body: FittedObject) -> tuple[Shape, np.ndarray, np.ndarray]:
-    """A drawer from its front's points at the closed pose, as deep as the body's inside along the slide."""
+    """A drawer from its front's points at the closed pose, as deep as the body's inside along the slide; with
+    a bar handle where points stand off its front."""
     out = joint.axis if joint.axis @ (points.mean(axis=0) - body.position) > 0 else -joint.axis
     up = np.array([0.0, 0.0, 1.0])
     across = np.cross(up, out)
     across /= max(np.linalg.norm(across), 1e-9)
     rotation = np.column_stack([out, across, np.cross(out, across)])
-    local = (points - points.mean(axis=0)) @ rotation
-    low, high = np.percentile(local, 1, axis=0), np.percentile(local, 99, axis=0)
+    seen_centre = points.mean(axis=0)
+    local = (points - seen_centre) @ rotation
+    face = _face_offset(local[:, 0])
+    front_points = local[np.abs(local[:, 0] - face) <= HANDLE_STANDOFF[0]]
+    low, high = np.percentile(front_points, 1, axis=0), np.percentile(front_points, 99, axis=0)
     middle = (low + high) / 2
-    front = points.mean(axis=0) + rotation @ np.array([high[0], middle[1], middle[2]])
+    front = seen_centre + rotation @ np.array([face, middle[1], middle[2]])
     extents = np.abs(yaw_rotation(body.yaw).T @ out) @ np.asarray(body.shape.size, float)
     depth = float(max(0.05, 0.9 * extents))
     size = (depth, float(high[1] - low[1]), float(high[2] - low[2]))
     centre = front - out * depth / 2
-    return Shape(DRAWER.name, size, drawer_kind.default_params(size)), centre, rotation
+    params = {**drawer_kind.default_params(size), **_handle_params(local, face, 1, middle[1:])}
+    return Shape(DRAWER.name, size, params), centre, rotation
 
 
 def face_the_part(body: FittedObject, part_centre: np.ndarray) -> FittedObject:
@@ -271,6 +321,105 @@ def part_events(name: str, part: PartGeometry, fps: float, opening: np.ndarray |
                 since = len(near) - int(np.argmin(near[::-1]))  # the first frame of the last run at that end
                 events.append({"frame": int(since), "event": label, "object": name})
     return sorted(events, key=lambda e: e["frame"])
+
+
+HAND_STANDOFF = 0.012
+"""m: the grasp centre's distance from the face it pushes with closed fingers (their tips' reach)."""
+HAND_REACH_S = 0.5
+"""s: how long the hand takes to come in to a part (from :data:`HAND_CLEAR` away) and to leave it."""
+HAND_CLEAR = 0.10
+"""m: how far from the part's face the hand starts its approach and ends its retreat."""
+PUSH_AT = 0.8
+"""Where across a door (its share of the width from the hinge) the hand pushes or grips without a handle."""
+
+
+def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float, count: int):
+    """The hand's path for a part where nothing recorded it: in along the part's face normal, then with
+    it over its motion (fingers closed on its handle for a grasp, closed and pushing on the face that
+    trails the motion for a push), then out along the normal.
+
+    Args:
+        part: The fitted part (its ``q`` per frame).
+        events: The keyframes (its own among them, named ``name``).
+        name: The part's key.
+        fps: Video frame rate.
+        count: Video frames.
+
+    Returns:
+        ``(positions Nx3, quaternions Nx4 [w, x, y, z], opening N, first, last)``: the path on frames
+        ``first`` to ``last`` (inclusive), or None where the part has no push or grasp.
+    """
+    from scipy.spatial.transform import Rotation
+
+    own = {e["event"]: e["frame"] for e in events if e["object"] == name}
+    start = own.get("push", own.get("grasp"))
+    if start is None:
+        return None
+    q = part.filled_q()
+    still = np.flatnonzero(np.abs(q - q[-1]) > MOVING[part.joint.type])
+    end = int(min(count - 1, own.get("release", still[-1] + 1 if len(still) else count - 1)))
+    grasped = "grasp" in own
+    size, params = part.shape.size, part.shape.params
+    hinge_y = (np.linalg.inv(part.pose_at(part.q_shape)) @ np.r_[part.joint.pivot, 1.0])[1]
+    if grasped and "handle_length" in params:
+        contact = np.array([size[0] / 2 + params.get("handle_depth", 0.03) - 0.006,
+                            params.get("handle_offset_y", 0.0), params.get("handle_offset_z", 0.0)])  # fmt: skip
+    else:
+        far = -np.sign(hinge_y) * size[1] / 2 * PUSH_AT if part.joint.type == "hinge" else 0.0
+        contact = np.array([size[0] / 2, far, 0.0])
+    side = 1.0
+    if not grasped:  # push on the face the motion leaves behind
+        here, later = part.pose_at(q[start]), part.pose_at(q[min(end, start + 3)])
+        velocity = (later[:3, :3] @ contact + later[:3, 3]) - (here[:3, :3] @ contact + here[:3, 3])
+        side = -1.0 if velocity @ here[:3, 0] > 0 else 1.0
+        contact[0] = side * size[0] / 2
+    reach = max(2, int(round(HAND_REACH_S * fps)))
+    first, last = max(0, start - reach), min(count - 1, end + reach)
+    positions, quats, opening = np.zeros((count, 3)), np.zeros((count, 4)), np.ones(count)
+    for f in range(first, last + 1):
+        pose = part.pose_at(q[min(max(f, start), end)])
+        normal = pose[:3, 0] * side
+        point = pose[:3, :3] @ contact + pose[:3, 3] + normal * (0.0 if grasped else HAND_STANDOFF)
+        out = HAND_CLEAR * (max(0, start - f) / (start - first or 1) + max(0, f - end) / (last - end or 1))
+        positions[f] = point + normal * out
+        approach = -normal  # palm to fingertips, into the face
+        across = pose[:3, 1] if not (grasped and part.joint.type == "slide") else pose[:3, 2]
+        across = across - approach * (across @ approach)
+        across /= max(np.linalg.norm(across), 1e-9)
+        quats[f] = Rotation.from_matrix(np.column_stack([np.cross(across, approach), across, approach])).as_quat()[
+            [3, 0, 1, 2]
+        ]
+        opening[f] = (0.0 if start <= f <= end else 1.0) if grasped else 0.0
+    return positions, quats, opening, first, last
+
+
+def with_part_hand(gripper, part_paths: list, fps: float, count: int):
+    """A synthesised gripper path (or none) with each part's hand path laid over it, joined by straight
+    moves: the hand goes from where it was to each part's approach over the frames between."""
+    from .keyframes import GripperTrajectory
+
+    if gripper is None:
+        first = min(p[3] for p in part_paths)
+        base = part_paths[0]
+        positions = np.repeat(base[0][first][None] + [0.0, 0.0, HAND_CLEAR], count, axis=0)
+        gripper = GripperTrajectory(positions, np.repeat(base[1][first][None], count, axis=0), np.ones(count),
+                                    "synthesised")  # fmt: skip
+    positions, quats, opening = gripper.positions.copy(), gripper.quaternions.copy(), gripper.opening.copy()
+    for path_positions, path_quats, path_opening, first, last in sorted(part_paths, key=lambda p: p[3]):
+        travel = max(1, min(int(round(HAND_REACH_S * fps)), first))
+        before = max(0, first - travel)
+        for f in range(before, first):  # from the hand's pose then to the approach's start
+            t = (f - before) / (first - before)
+            positions[f] = (1 - t) * positions[before] + t * path_positions[first]
+            quats[f] = path_quats[first] if t > 0.5 else quats[before]
+            opening[f] = path_opening[first]
+        positions[first : last + 1] = path_positions[first : last + 1]
+        quats[first : last + 1] = path_quats[first : last + 1]
+        opening[first : last + 1] = path_opening[first : last + 1]
+        positions[last + 1 :] = path_positions[last]
+        quats[last + 1 :] = path_quats[last]
+        opening[last + 1 :] = path_opening[last]
+    return GripperTrajectory(positions, quats, opening, "synthesised")
 
 
 def fit_object_parts(

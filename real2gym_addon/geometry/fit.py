@@ -525,6 +525,12 @@ def fit_shape(
     fitted = FITTERS[hint](views, camera, mesh)
     if hint == MESH.name:  # a mesh is what a bad fit falls back to
         return fitted, None
+    if fitted.shape.fit_error > BAD_FIT and fitted.shape.entry.cavity is not None:
+        # A hull would close the opening things go into: the box stays, the doubt is said.
+        return fitted, (
+            f"the '{hint}' box fits its masks badly (silhouette error {fitted.shape.fit_error:.2f}; a door or a hand "
+            "in front of it?); its walls are kept: check its size"
+        )
     if fitted.shape.fit_error > BAD_FIT:
         warning = (
             f"the '{hint}' shape fits badly (silhouette error {fitted.shape.fit_error:.2f}); "

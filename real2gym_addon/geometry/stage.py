@@ -9,6 +9,7 @@ the Blender bridge and the verifier use, and the report's ``table``,
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import cv2
 import numpy as np
@@ -21,6 +22,7 @@ from ..mesh_file import read_obj
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from ..tasks import TASKS
+from .articulation import fit_object_parts, part_hand_path, with_part_hand
 from .camera import (
     back_project,
     inverse_poses,
@@ -47,7 +49,7 @@ from .no_depth import (
     rest_from_masks,
     track_silhouettes,
 )
-from .parts import PartGeometry
+from .parts import PartGeometry, part_key
 from .priors import out_of_supports, rest_until_lifted, support_height
 from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
@@ -162,6 +164,7 @@ class Geometry:
             moves, None for one that stays put.
         camera_source: Where the camera's motion comes from: ``"camera.json"`` or
             ``"estimated"``; empty for a camera that stays put.
+        joints_s: Seconds spent fitting the moving parts' joints (0 without parts).
     """
 
     table: Table
@@ -171,6 +174,7 @@ class Geometry:
     gripper: GripperTrajectory | None
     camera_frames: np.ndarray | None = None
     camera_source: str = ""
+    joints_s: float = 0.0
 
     @property
     def camera_poses(self) -> np.ndarray:
@@ -484,7 +488,11 @@ def run_geometry(
         if from_above:
             fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
-        if demo.depth_dir is None:
+        if prompt.parts:  # an articulated body stays where it stands (geometry/parts.py); its parts move
+            count = len(summary)
+            motion = Motion(np.repeat(fitted.position[None], count, axis=0), np.full(count, fitted.yaw),
+                            np.array(visible, bool), static=True)  # fmt: skip
+        elif demo.depth_dir is None:
             motion = track_silhouettes(
                 fitted.shape,
                 fitted.position,
@@ -559,13 +567,12 @@ def run_geometry(
         _say_drift(objects, demo.task.object, log)
     for obj in objects:  # in the world the camera's path was anchored to
         out_of_supports(obj, [o for o in objects if o is not obj])
-    part_keyframes = []
+    part_keyframes, joints_started = [], time.perf_counter()
     if segmentation.parts:
-        from .articulation import fit_object_parts  # noqa: PLC0415  (until the joint fit lands)
-
         progress.step("fitting the moving parts' joints", span[0] + 0.85 * (span[1] - span[0]))
         depth_of = (lambda f: depth.clean(f, noise_1m)) if demo.depth_dir is not None else (lambda f: None)
         part_keyframes = fit_object_parts(demo, segmentation, objects, camera, poses, depth_of, trajectory, log)
+        joints_s = time.perf_counter() - joints_started
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
     keyframes, gripper = [], trajectory
     moved = None if TASKS[demo.task.type].needs_part else next((o for o in objects if o.name == demo.task.object), None)
@@ -589,7 +596,14 @@ def run_geometry(
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     keyframes = sorted(keyframes + part_keyframes, key=lambda k: k["frame"])
-    return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source)
+    if trajectory is None and part_keyframes:  # nothing recorded the hand: it goes to each part the video moves
+        paths = [part_hand_path(part, part_keyframes, part_key(obj.name, part.name), demo.video.fps, frames)
+                 for obj in objects for part in obj.parts]  # fmt: skip
+        paths = [path for path in paths if path is not None]
+        if paths:
+            gripper = with_part_hand(gripper, paths, demo.video.fps, frames)
+    return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source,
+                    joints_s if segmentation.parts else 0.0)  # fmt: skip
 
 
 def _rest_where_seen(
