@@ -47,6 +47,8 @@ FACE_LAYER = 0.3
 HANDLE_STANDOFF = (0.008, 0.08)
 """m: points this far in front of a part's front face are its handle's."""
 HANDLE_POINTS = 12
+HANDLE_MIN_DEPTH = 0.02
+"""m: a bar handle stands at least this far off its face (its bar's 12 mm and a finger's gap)."""
 """Depth points a handle needs to be fitted."""
 MIN_POINTS = 40
 """Depth points a frame needs for the part's pose to be measured there."""
@@ -67,6 +69,12 @@ def _part_points(mask: np.ndarray, depth: np.ndarray | None, camera, world_from_
         return None
     eroded = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     points = back_project(camera, depth, eroded)
+    if len(points) < MIN_POINTS:
+        return None
+    # Mixed pixels at an edge and depth seen past the part (through a gap) lie far off its depth.
+    z = points[:, 2]
+    median = np.median(z)
+    points = points[np.abs(z - median) < 3 * max(0.02, 4 * np.median(np.abs(z - median)))]
     return transform(world_from_camera, points) if len(points) >= MIN_POINTS else None
 
 
@@ -84,6 +92,27 @@ def _without_jumps(q: np.ndarray, kind: str) -> np.ndarray:
         if len(around) >= 3 and abs(q[f] - np.median(around)) > JUMP[kind]:
             kept[f] = np.nan
     return kept
+
+
+TURNED = math.radians(20.0)
+"""A part whose face turns this far over the video is on a hinge."""
+
+
+def _turns(points: list[np.ndarray | None]) -> bool:
+    """Whether the part's face turns about the vertical by :data:`TURNED` over the video (a door on an upright
+    hinge): the heading of its points' best plane's normal, on the frames where that plane stands upright (a
+    drawer pulled open shows its floor too, whose normal is vertical and says nothing)."""
+    headings = []
+    for cloud in points:
+        if cloud is not None and len(cloud) >= MIN_POINTS:
+            sample = cloud[:: max(1, len(cloud) // 500)]
+            normal = np.linalg.svd(sample - sample.mean(axis=0), full_matrices=False)[2][-1]
+            if abs(normal[2]) < 0.5:
+                headings.append(math.atan2(normal[1], normal[0]))
+    if len(headings) < 3:
+        return False
+    turned = np.abs((np.array(headings) - headings[0] + math.pi / 2) % math.pi - math.pi / 2)
+    return bool(np.percentile(turned, 90) > TURNED)
 
 
 def _closed_end(q: np.ndarray, points: list[np.ndarray | None], body_centre: np.ndarray) -> float:
@@ -139,11 +168,14 @@ def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.
     bar = local[(stand > HANDLE_STANDOFF[0]) & (stand < HANDLE_STANDOFF[1])]
     if len(bar) < HANDLE_POINTS:
         return {}
+    depth = float(np.percentile(bar[:, 0] - face, 95))
+    if depth < HANDLE_MIN_DEPTH:  # a few points off a warped or noisy face: no handle
+        return {}
     along = np.percentile(bar[:, bar_axis], [2, 98])
     middle = np.median(bar[:, 1:], axis=0)
     middle[bar_axis - 1] = along.mean()
     return {"handle_length": float(max(along[1] - along[0], 0.03)),
-            "handle_depth": float(np.percentile(bar[:, 0] - face, 95)),
+            "handle_depth": depth,
             "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
 
 
@@ -238,6 +270,8 @@ def fit_part(
             raise GeometryError(
                 f"part '{name}': fewer than 3 frames show it with depth under its mask; prompt it where it shows"
             )
+        if kind == "auto" and _turns(points):  # a slide never turns its part: a hinge it is
+            kind = "hinge"
         fit = fit_joint(points, kind=kind)
     else:
         # The body's fit turned its front (+x) to the camera: the part is taken to open there.
@@ -263,7 +297,8 @@ def fit_part(
         lo, hi = prompt.given["range"]
         joint = Joint(joint_type, axis, pivot, (lo, hi), float(prompt.given.get("closed", lo)), source="given")
         q = q + joint.closed
-    best = max((f for f in range(frames) if points[f] is not None), key=lambda f: len(points[f]), default=None)
+    best = max((f for f in range(frames) if points[f] is not None and np.isfinite(q[f])),
+               key=lambda f: len(points[f]), default=None)  # fmt: skip
     if best is None:  # without depth: the shape from the body's opening
         return _part_without_depth(prompt.name, body, joint, q, visible)
     closing = joint.motion(joint.closed - q[best])

@@ -461,7 +461,7 @@ def run_geometry(
         lowest = min([lowest, *edge_lows.values()])
         from_above = lowest > RESTING_GAP
         if from_above:
-            if not _seen_from_above(seen):
+            if not _seen_from_above(seen) and not prompt.parts:  # a cabinet's plinth may hide its foot
                 raise GeometryError(
                     f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
                     f"point is {lowest * 100:.1f} cm above it); put its prompt on a frame where it stands on "

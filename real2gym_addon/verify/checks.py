@@ -97,6 +97,14 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
     return TaskState(positions[frame], obj.fitted.shape, raised, axis, shape, target_rotation=turn)
 
 
+def _video_path(geometry: Geometry, name: str) -> np.ndarray:
+    """``Nx3``: an object's (or a part's) box centre per video frame as the video shows it (world, m)."""
+    if name in {o.name for o in geometry.objects}:
+        return next(o for o in geometry.objects if o.name == name).motion.positions
+    part = _part(geometry, name)
+    return np.array([part.pose_at(q)[:3, 3] for q in part.filled_q()])
+
+
 def held_name(task: dict) -> str:
     """What the hand holds for the task: its object, or for ``open`` and ``close`` the part's key."""
     if task_type(task["type"]).needs_part:
@@ -239,8 +247,7 @@ def release_clearance(task: dict, geometry: Geometry, record: SimulationRecord) 
     still_held = float(after.all(axis=1).mean()) if len(after) else 0.0
     freed = still_held < HELD_AFTER
     # The video's view: after the release, do the object and the gripper part?
-    obj = next(o for o in geometry.objects if o.name == moved)
-    hand, path = geometry.gripper.positions, obj.motion.positions
+    hand, path = geometry.gripper.positions, _video_path(geometry, moved)
     apart = np.linalg.norm(hand[release:frames] - path[release:frames], axis=1)
     video_freed = bool(apart.max() - apart[0] > VIDEO_FREED)
     return {
