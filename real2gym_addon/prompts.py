@@ -17,7 +17,7 @@ from typing import Any
 from .errors import DemoFolderError, WarningLog
 from .geometry.shape_kinds import PROMPT_SHAPES, SHAPE_KINDS
 from .names import check_object_name, clashing_names
-from .tasks import STEPS, TASKS, moved_step
+from .tasks import STEPS, STEPS_FIELD, TASKS, moved_step
 
 SHAPES = PROMPT_SHAPES
 """What prompts.json's ``shape`` may say: the shape table's kinds (:data:`.geometry.shape_kinds.SHAPE_KINDS`)."""
@@ -477,8 +477,8 @@ def parse_prompts(
     if problem is not None:
         raise DemoFolderError(f"prompts.json: {problem}")
     if kind == STEPS.name:
-        main = moved_step(task) or task["steps"][0]
-        steps = tuple({k: v for k, v in step.items()} for step in task["steps"])
+        main = moved_step(task) or task[STEPS_FIELD][0]
+        steps = tuple(dict(step) for step in task[STEPS_FIELD])
         return objects, Task(type=kind, object=main["object"], target=main.get("target"), steps=steps)
     to = task.get("to")
     return objects, Task(type=kind, object=task.get("object"), target=task.get("target"), part=task.get("part"),

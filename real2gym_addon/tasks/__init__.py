@@ -12,7 +12,7 @@ from .articulated import CLOSE, OPEN
 from .base import TaskState, TaskType
 from .lifting import LIFT
 from .placing import PLACE_IN, PLACE_ON
-from .steps import steps_success, steps_type
+from .steps import STEPS_FIELD, steps_success, steps_type
 
 STEPS = steps_type((PLACE_IN, PLACE_ON, LIFT, OPEN, CLOSE))
 """A task of several of the others, in order."""
@@ -34,7 +34,7 @@ def task_type(name: str) -> TaskType:
 
 def task_steps(task: dict) -> list[dict]:
     """A task's steps: its ``steps`` for a ``steps`` task, else the task itself alone."""
-    return list(task["steps"]) if task.get("type") == STEPS.name else [task]
+    return list(task[STEPS_FIELD]) if task.get("type") == STEPS.name else [task]
 
 
 def moved_step(task: dict) -> dict | None:

@@ -12,6 +12,8 @@ import dataclasses
 
 from .base import TaskState, TaskType
 
+STEPS_FIELD = "steps"
+"""The ``steps`` task's field that lists its steps (and the verdict's list of each step's result)."""
 MAX_STEPS = 8
 """Steps one task may list."""
 
@@ -29,7 +31,7 @@ class StepsType(TaskType):
     def check_fields(
         self, task: dict, names: list[str], parts: dict[str, list[str]] | None = None
     ) -> str | None:
-        steps = task.get("steps")
+        steps = task.get(STEPS_FIELD)
         if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
             return f"task 'steps' needs 'steps': a list of 1 to {MAX_STEPS} tasks, got {type(steps).__name__}"
         for index, step in enumerate(steps):
@@ -48,7 +50,7 @@ def steps_success(results: list[dict]) -> dict:
     done = [r.get("done_frame") for r in results]
     in_order = all(a is not None and b is not None and a <= b for a, b in zip(done, done[1:], strict=False))
     return {"passed": bool(all(r["passed"] for r in results) and in_order), "in_order": bool(in_order),
-            "steps": results}  # fmt: skip
+            STEPS_FIELD: results}  # fmt: skip
 
 
 def _one_state_only(state: TaskState) -> dict:

@@ -16,7 +16,7 @@ from ..geometry.parts import part_key
 from ..geometry.stage import Geometry
 from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
-from ..tasks import STEPS, TaskState, steps_success, task_type
+from ..tasks import STEPS, STEPS_FIELD, TaskState, steps_success, task_type
 from .simulate import SimulationRecord
 
 PENETRATION_LIMIT = 0.002
@@ -54,7 +54,7 @@ def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> di
     if task["type"] != STEPS.name:
         return task_type(task["type"]).success(final_task_state(task, geometry, record))
     results = []
-    for step in task["steps"]:
+    for step in task[STEPS_FIELD]:
         kind = task_type(step["type"])
         result = kind.success(final_task_state(step, geometry, record))
         holds = [

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from ..fixes import rules as suggestions
 from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel
+from ..tasks import STEPS_FIELD
 from . import checks
 from .checks import IMPACT_LIMIT
 from .simulate import SimulationRecord
@@ -75,9 +76,9 @@ def _mm(metres) -> str:
 
 
 def _task_figure(check: dict) -> str:
-    if "steps" in check:
-        done = sum(step["passed"] for step in check["steps"])
-        return f"{done} of {len(check['steps'])} steps" + ("" if check["in_order"] else ", out of order")
+    if STEPS_FIELD in check:
+        done = sum(step["passed"] for step in check[STEPS_FIELD])
+        return f"{done} of {len(check[STEPS_FIELD])} steps" + ("" if check["in_order"] else ", out of order")
     if "opening" in check:
         return f"open {check['opening']:.0%}"
     if "raised_m" in check:
