@@ -54,6 +54,7 @@ def write_keyframes(
     values: np.ndarray,
     action_name: str | None = None,
     interpolation: str = "LINEAR",
+    first_index: int = 0,
 ) -> bpy.types.Action:
     """Replaces the keyframes of ``data_path`` on ``id_block`` with the given samples.
 
@@ -67,6 +68,8 @@ def write_keyframes(
         action_name: Name of a new action if ``id_block`` has none; defaults to
             ``"<name>Action"``.
         interpolation: ``"CONSTANT"``, ``"LINEAR"`` or ``"BEZIER"``.
+        first_index: The property's component the first column keys (2 with one column: only
+            ``rotation_euler``'s z); the others are left as they are.
 
     Returns:
         The action holding the curves.
@@ -78,14 +81,14 @@ def write_keyframes(
     code = _INTERPOLATION[interpolation]
     coordinates = np.empty(2 * len(frames), dtype=np.float32)
     coordinates[0::2] = frames
-    for index in range(values.shape[1]):
+    for index in range(first_index, first_index + values.shape[1]):
         curve = curves.find(data_path, index=index)
         if curve is not None:
             curves.remove(curve)
         curve = curves.new(data_path, index=index)
         points = curve.keyframe_points
         points.add(len(frames))
-        coordinates[1::2] = values[:, index]
+        coordinates[1::2] = values[:, index - first_index]
         points.foreach_set("co", coordinates)
         points.foreach_set("interpolation", np.full(len(frames), code, dtype=np.int32))
         curve.update()

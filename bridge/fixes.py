@@ -27,6 +27,7 @@ import bpy
 from ..real2gym_addon.errors import Real2GymError
 from ..real2gym_addon.fixes import apply_fix, opening_probe, recorded_fixes, undo_last
 from ..real2gym_addon.fixes.edits import check_fix_arguments, find_object
+from ..real2gym_addon.fixes.joint_fix import find_part
 from ..real2gym_addon.fixes.repair import repair_run
 from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.progress import Progress
@@ -34,6 +35,7 @@ from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.reverify import reverify
 from ..real2gym_addon.verify.run import Verification
 from .jobs import ThreadJob, running
+from .joints import viewport_joint
 from .reconstruction import build_from_report
 from .review import fix_settings, measure_ious, note_report_written, report_dir, show_report
 from .scene_guard import SceneGuard
@@ -239,6 +241,59 @@ def fix_request(scene: bpy.types.Scene, fix: dict, verify: bool | None = None) -
     report = read_report(folder)
     check_fix_arguments(fix, report.video.frames)
     return _request(scene, report, folder, "fix", fix, _verify_default(scene, verify))
+
+
+def joint_request(
+    scene: bpy.types.Scene,
+    object_name: str,
+    part: str,
+    changes: dict | None = None,
+    from_viewport: bool = False,
+    verify: bool | None = None,
+) -> FixRequest:
+    """Prepares a ``joint`` fix of a moving part: the values given, or the joint as the viewport shows it.
+
+    Args:
+        scene: The scene.
+        object_name: The object (its name in report.json); empty for the panel's object to fix.
+        part: Its part; empty when it has only one.
+        changes: Any of ``axis`` (3, world), ``pivot`` (3, world, m), ``range_lo``, ``range_hi``
+            (radians or metres; the other end stays the report's), ``damping``, ``frictionloss``.
+        from_viewport: Take the axis and pivot from the joint's Empty and the range from the part's
+            limit constraint (:func:`.joints.viewport_joint`); ``changes`` apply over them.
+        verify: Re-verify after it; None for the scene's *Verify after Fix*.
+
+    Raises:
+        Real2GymError: No such object or part (in the report, or in the scene from the viewport).
+    """
+    object_name = object_name or fix_settings(scene).fix_object
+    entry = find_object(read_report(report_dir(scene)).to_json(), object_name)
+    parts = entry.get("parts", [])
+    if not part and len(parts) == 1:
+        part = parts[0]["name"]
+    joint = find_part(entry, part)["joint"]
+    fix = {"kind": "joint", "object": object_name, "part": part}
+    if from_viewport:
+        fix.update(viewport_joint(scene, object_name, part, joint["type"], float(joint.get("closed", 0.0))))
+    changes = dict(changes or {})
+    lo, hi = changes.pop("range_lo", None), changes.pop("range_hi", None)
+    if lo is not None or hi is not None:
+        ends = fix.get("range", joint["range"])
+        fix["range"] = [ends[0] if lo is None else lo, ends[1] if hi is None else hi]
+    fix.update(changes)
+    return fix_request(scene, fix, verify)
+
+
+def joint_in_scene(
+    scene: bpy.types.Scene,
+    object_name: str,
+    part: str,
+    changes: dict | None = None,
+    from_viewport: bool = False,
+    verify: bool | None = None,
+) -> FixOutcome:
+    """Changes a moving part's joint synchronously (see :func:`joint_request`) and shows the result."""
+    return run_fix(scene, joint_request(scene, object_name, part, changes, from_viewport, verify))
 
 
 def keyframe_request(

@@ -12,7 +12,9 @@ the "Real2Gym" collection, in the report's world frame (z up, z = 0 on the table
   frame (``location`` and ``rotation_euler`` = (0, 0, yaw); video frame i is
   scene frame i), with its physics settings on ``object.real2gym``; a part of
   its shape an artist edits apart (a mug's handle) is a child mesh object
-  ``<object>.<part>`` (``real2gym.kind`` = ``PART``);
+  ``<object>.<part>`` (``real2gym.kind`` = ``PART``); a moving part (a door, a drawer) is
+  ``<object>.<part>`` under its joint's Empty, turned or slid by one keyed channel and held
+  to its joint's axis and range (:mod:`.joints`);
 - its collision pieces as wireframe children in "Real2Gym Collision", hidden
   until shown (:func:`set_collision_visible`);
 - timeline markers "<event> <object>" at the interaction keyframes (only the
@@ -39,6 +41,7 @@ from scipy.spatial.transform import Rotation
 
 from ..real2gym_addon.demo import camera_from_report
 from ..real2gym_addon.errors import WarningLog
+from ..real2gym_addon.geometry.camera import pose_matrix
 from ..real2gym_addon.geometry.pieces import GEOM_BOX
 from ..real2gym_addon.geometry.report_io import geometry_from_report
 from ..real2gym_addon.geometry.shapes import Shape
@@ -46,6 +49,8 @@ from ..real2gym_addon.geometry.stage import Geometry
 from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.segmentation.overlay import default_color
 from .animation import write_keyframes
+from .joints import build_part
+from .meshes import material, mesh_from_arrays, mesh_from_trimesh
 from .scene_guard import SceneGuard
 from .video_scene import CAMERA_NAME, COLLECTION_NAME, blender_camera_matrix
 
@@ -61,6 +66,8 @@ OBJECT_ALPHA = 0.35
 _TOLERANCE = 1e-5
 _TRANSFORMS = ("location", "rotation_euler", "rotation_quaternion", "scale")
 _PHYSICS = ("mass", "density", "friction")
+_BUILT_CHILDREN = ("COLLISION", "PART", "JOINT", "JOINT_RANGE")
+"""What Real2Gym builds under an object: replaced with it, never kept as the user's."""
 
 
 @dataclasses.dataclass
@@ -78,33 +85,6 @@ class Reconstruction:
     kept: list[str] = dataclasses.field(default_factory=list)
     markers: list[str] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
-
-
-def mesh_from_arrays(name: str, vertices: np.ndarray, faces: np.ndarray) -> bpy.types.Mesh:
-    """A new mesh from vertex and face arrays, written with ``foreach_set``.
-
-    Args:
-        name: The mesh's name.
-        vertices: ``(V, 3)`` coordinates in metres, the object's local frame.
-        faces: ``(F, K)`` vertex indices, K corners per face (3 or 4).
-    """
-    vertices = np.asarray(vertices, np.float32).reshape(-1, 3)
-    faces = np.asarray(faces, np.int32)
-    mesh = bpy.data.meshes.new(name)
-    mesh.vertices.add(len(vertices))
-    mesh.vertices.foreach_set("co", vertices.ravel())
-    mesh.loops.add(faces.size)
-    mesh.polygons.add(len(faces))
-    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, faces.shape[1], dtype=np.int32))
-    mesh.polygons.foreach_set("vertices", faces.ravel())
-    mesh.update()
-    mesh.validate()
-    return mesh
-
-
-def mesh_from_trimesh(name: str, mesh) -> bpy.types.Mesh:
-    """A new Blender mesh from a ``trimesh.Trimesh`` (metres, the object's local frame)."""
-    return mesh_from_arrays(name, mesh.vertices, mesh.faces)
 
 
 def object_fcurves(obj: bpy.types.Object) -> list:
@@ -132,8 +112,9 @@ def fingerprint(obj: bpy.types.Object) -> str:
         obj.data.vertices.foreach_get("co", co)
         digest.update(np.round(co, 6).tobytes())
         digest.update(len(obj.data.polygons).to_bytes(8, "little"))
-    # An edited handle is an edited object (parts on their way out, unlinked, do not count).
-    parts = [c for c in obj.children if c.real2gym.kind == "PART" and c.users_collection]
+    # An edited handle or door is an edited object (parts on their way out, unlinked, do not count). A
+    # joint's Empty does not count: the report holds the joint, and Set Joint from Viewport applies a moved one.
+    parts = [c for c in obj.children_recursive if c.real2gym.kind == "PART" and c.users_collection]
     for part in sorted(parts, key=lambda c: c.name):
         digest.update(fingerprint(part).encode())
     curves = sorted(object_fcurves(obj), key=lambda c: (c.data_path, c.array_index))
@@ -208,14 +189,6 @@ def toggle_collision(scene: bpy.types.Scene) -> bool:
     return state.show_collision
 
 
-def material(name: str, colour: tuple[float, float, float], alpha: float) -> bpy.types.Material:
-    """The viewport material ``name`` (made if missing) with a linear RGB colour and an opacity."""
-    block = bpy.data.materials.get(name) or bpy.data.materials.new(name)
-    block.diffuse_color = (*colour, alpha)
-    block.use_backface_culling = True  # one layer of colour per surface, not two
-    return block
-
-
 def _srgb_to_linear(colour) -> tuple[float, float, float]:
     return tuple(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in colour)
 
@@ -272,6 +245,8 @@ class _Builder:
         self.collision = _child_collection(self.main, COLLISION_COLLECTION)
         self.collision.hide_render = True
         set_collision_visible(scene, scene.real2gym.show_collision)
+        self.selected: dict[tuple[str, str, str], bool] = {}
+        """A moving part's objects selected when replaced, by (object, kind, part): whether active."""
 
     def place(self, name: str, kind: str, source_name: str, mesh: bpy.types.Mesh) -> bpy.types.Object:
         """The object to build ``source_name`` into: the unedited one updated in place, or a new one."""
@@ -299,12 +274,32 @@ class _Builder:
         return obj
 
     def _drop_children(self, obj: bpy.types.Object) -> None:
-        for child in [c for c in obj.children if c.real2gym.kind in ("COLLISION", "PART")]:
+        layer = bpy.context.view_layer
+        for child in [c for c in obj.children_recursive if c.real2gym.kind in _BUILT_CHILDREN]:
+            if child.real2gym.part and child.select_get(view_layer=layer):
+                key = (child.real2gym.source_name, child.real2gym.kind, child.real2gym.part)
+                self.selected[key] = layer.objects.active == child
             self.guard.unlink(child)
             # Free the names for the new children ("cup.handle", not "cup.handle.001").
             self.guard.rename(child, f"{child.name} (replaced)")
-            self.guard.rename(child.data, f"{child.data.name} (replaced)")
+            if child.data is not None:  # a joint's Empty has none
+                self.guard.rename(child.data, f"{child.data.name} (replaced)")
+            self.guard.detach_action(child)  # a moving part's keys
             self.guard.replace_later([child, child.data])
+
+    def select_again(self, objects) -> None:
+        """Selects (and makes active) the new versions of a moving part's objects that were selected."""
+        layer = bpy.context.view_layer
+        for obj in objects:
+            active = self.selected.get((obj.real2gym.source_name, obj.real2gym.kind, obj.real2gym.part))
+            if active is None:
+                continue
+            try:
+                obj.select_set(True, view_layer=layer)
+            except RuntimeError:  # built into a scene other than the context's
+                continue
+            if active:
+                layer.objects.active = obj
 
     def remove(self, obj: bpy.types.Object) -> None:
         """Takes an unedited object that the report no longer has out of the scene."""
@@ -367,7 +362,13 @@ def _build_object(builder: _Builder, index: int, obj_geometry, frames: np.ndarra
         child.data.materials.append(material(f"Real2Gym {name}", colour, OBJECT_ALPHA))
         for collection in obj.users_collection:
             collection.objects.link(child)
-    builder.finish(obj, material(f"Real2Gym {name}", colour, OBJECT_ALPHA))
+    look = material(f"Real2Gym {name}", colour, OBJECT_ALPHA)
+    # Its joints are in the world frame; under the body as it stands on frame 0 (where MJCF exports it).
+    body_pose = pose_matrix(motion.positions[0], motion.rotation(0))
+    for part in obj_geometry.parts:  # a selected door stays selected through a fix's rebuild
+        made = build_part(obj, body_pose, part, frames, now, look)
+        builder.select_again((made.joint, made.part, made.drawing))
+    builder.finish(obj, look)
     builder.result.objects.append(obj.name)
 
 

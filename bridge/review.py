@@ -102,6 +102,8 @@ def show_report(scene: bpy.types.Scene, report: Report, out_dir: Path) -> None:
             item.name, item.role, item.shape = entry["name"], entry.get("role", ""), entry.get("shape", "")
             item.collision_mode = entry.get("collision_mode", "")
             item.is_container = is_container(str(entry.get("shape")))
+            for part in entry.get("parts", []):
+                _show_part(item.parts.add(), part)
             for edit in entry.get("edits", []):
                 line = item.edits.add()
                 line.name, line.arguments, line.time = edit["kind"], _arguments(edit["args"]), edit["time"]
@@ -110,6 +112,18 @@ def show_report(scene: bpy.types.Scene, report: Report, out_dir: Path) -> None:
             state.fix_object = target if target in state.objects else next(iter(state.objects.keys()), "")
     finally:
         _quiet[0] = False
+
+
+def _show_part(item, part: dict) -> None:
+    """A moving part's joint, as its report entry has it, into the Fixes panel's part ``item``."""
+    joint = part["joint"]
+    item.name, item.joint_type, item.source = part["name"], joint["type"], joint.get("source", "")
+    item.closed, item.axis, item.pivot = joint.get("closed", 0.0), joint["axis_world"], joint["pivot_world"]
+    if joint["type"] == "hinge":
+        item.angle_range = joint["range"]
+    else:
+        item.length_range = joint["range"]
+    item.damping, item.frictionloss = joint.get("damping", 0.0), joint.get("frictionloss", 0.0)
 
 
 def _arguments(arguments: dict) -> str:

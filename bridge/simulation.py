@@ -4,16 +4,20 @@
 :class:`~real2gym_addon.verify.run.Verification`: the geometry it verified, the
 compiled model and the record) in the "Real2Gym Sim" collection. A run and a fix
 hand it the verification they made, so nothing is simulated twice;
-:func:`import_simulation` simulates a finished run again for it. It fills the collection with a copy of every object ("<object> sim", its own
-object, mesh and action) and a simple gripper (palm and two fingers, the
-dimensions of :class:`~real2gym_addon.mjcf.gripper.GripperSpec`), drawn in
-translucent orange, keyed per video frame with the simulated poses
-(``location``, ``rotation_quaternion``; finger openings from the model's
-finger joints). So the video, the video-derived animation (the reconstruction)
-and the simulation play together. Each copy has an animated custom property
-``real2gym_error_m``: the distance between the simulated and the video-derived
-position on that frame (:func:`~real2gym_addon.compare.per_frame_errors`), to
-graph in the Graph Editor.
+:func:`import_simulation` simulates a finished run again for it. It fills the
+collection with a copy of every object ("<object> sim", its own object, mesh
+and action) and a simple gripper (palm and two fingers, the dimensions of
+:class:`~real2gym_addon.mjcf.gripper.GripperSpec`), drawn in translucent
+orange, keyed per video frame with the simulated poses (``location``,
+``rotation_quaternion``; finger openings from the model's finger joints); a
+moving part's copy ("<object>.<part> sim") turns under its joint's Empty, child
+of its body's copy, keyed from the simulation's joint values as the
+reconstruction's part is from the video's (:mod:`.joints`). So the video, the
+video-derived animation (the reconstruction) and the simulation play together.
+Each copy has an animated custom property ``real2gym_error_m``: the distance
+between the simulated and the video-derived position on that frame
+(:func:`~real2gym_addon.compare.per_frame_errors`), to graph in the Graph
+Editor.
 
 Importing again replaces only these copies' meshes and actions; the
 reconstruction is never touched. A simulation (:func:`simulate_run`) is plain
@@ -39,7 +43,8 @@ from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.verify.run import Verification, verify_scene
 from ..state.properties import ERROR_PROPERTY
 from .animation import write_keyframes
-from .reconstruction import material, mesh_from_arrays, mesh_from_trimesh
+from .joints import key_simulated_part
+from .meshes import material, mesh_from_arrays, mesh_from_trimesh
 from .scene_guard import SceneGuard
 
 SIM_COLLECTION = "Real2Gym Sim"
@@ -111,15 +116,18 @@ class _Copies:
         }
         self.used: set[str] = set()
 
-    def copy(self, name: str, source_name: str, mesh: bpy.types.Mesh, parent=None) -> bpy.types.Object:
-        mesh.materials.append(self.material)
+    def copy(self, name: str, source_name: str, mesh: bpy.types.Mesh | None, parent=None) -> bpy.types.Object:
+        """The copy ``source_name`` with a new mesh (an Empty when ``mesh`` is None) and no keys yet."""
+        if mesh is not None:
+            mesh.materials.append(self.material)
         obj = self.existing.get(source_name)
         if obj is None:
             obj = bpy.data.objects.new(name, mesh)
             obj.real2gym.kind, obj.real2gym.source_name = "SIMULATION", source_name
             self.collection.objects.link(obj)
         else:
-            self.guard.replace_data(obj, mesh)
+            if mesh is not None:
+                self.guard.replace_data(obj, mesh)
             self.guard.detach_action(obj)
         obj.parent = parent
         obj.color = self.material.diffuse_color
@@ -201,6 +209,8 @@ def apply_simulation(
         copy.location, copy.rotation_quaternion = record.positions[name][now], record.quaternions[name][now]
         copy[ERROR_PROPERTY] = float(errors[name][now])
         names.append(copy.name)
+        for part in obj_geometry.parts:  # a door or drawer: its joint keyed from the simulated values
+            names += key_simulated_part(copies, verification, name, part, copy, frames, now)
     gripper = []
     if geometry.gripper is not None and record.qpos is not None:
         gripper = _key_gripper(copies, verification, frames, now)

@@ -128,6 +128,40 @@ class REAL2GYM_OT_set_collision(FixOperator, bpy.types.Operator):
         return fixes.fix_request(context.scene, fix)
 
 
+class REAL2GYM_OT_set_joint(FixOperator, bpy.types.Operator):
+    """Change a moving part's joint (axis, pivot, range, damping, friction), or take it as the viewport shows it; then verify again"""
+
+    bl_idname = "real2gym.set_joint"
+    bl_label = "Set Joint"
+
+    object_name: bpy.props.StringProperty(name="Object", description=_OBJECT)
+    part: bpy.props.StringProperty(name="Part", description="The moving part; empty when the object has one")
+    axis: bpy.props.FloatVectorProperty(
+        name="Axis", description="The hinge's axis or the slide's direction, world frame", size=3
+    )
+    pivot: bpy.props.FloatVectorProperty(
+        name="Pivot", description="A point on the hinge's axis, world frame", size=3, unit="LENGTH"
+    )
+    range_lo: bpy.props.FloatProperty(name="Range From", description="Radians (hinge) or metres (slide)")
+    range_hi: bpy.props.FloatProperty(name="Range To", description="Radians (hinge) or metres (slide)")
+    damping: bpy.props.FloatProperty(name="Damping", min=0.0, max=50.0)
+    frictionloss: bpy.props.FloatProperty(name="Friction", min=0.0, max=50.0)
+    from_viewport: bpy.props.BoolProperty(
+        name="From Viewport",
+        description="Take the axis and pivot from the joint's arrow (its Empty's Z and location) and the range from "
+        "the part's limit constraint, as they are in the viewport now",
+    )
+
+    def request(self, context):
+        # Only what the caller set changes; the rest stays the report's (or the viewport's).
+        changes = {}
+        for key in ("axis", "pivot", "range_lo", "range_hi", "damping", "frictionloss"):
+            if self.properties.is_property_set(key):
+                value = getattr(self, key)
+                changes[key] = _numbers(value) if key in ("axis", "pivot") else _number(value)
+        return fixes.joint_request(context.scene, self.object_name, self.part, changes, self.from_viewport)
+
+
 class REAL2GYM_OT_add_keyframe(FixOperator, bpy.types.Operator):
     """Add an interaction keyframe of an object at the current frame (replaces its keyframe of that event)"""
 
@@ -270,6 +304,7 @@ CLASSES = [
     REAL2GYM_OT_scale_object,
     REAL2GYM_OT_offset_object,
     REAL2GYM_OT_set_collision,
+    REAL2GYM_OT_set_joint,
     REAL2GYM_OT_add_keyframe,
     REAL2GYM_OT_move_keyframe,
     REAL2GYM_OT_delete_keyframe,

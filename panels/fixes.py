@@ -5,12 +5,15 @@ checks that concern them (selecting one jumps there in the camera view and
 shows the silhouette IoU around it), and adding, moving and deleting them.
 Suggestions: after a failed verification, the fixes the core suggests, each
 with Apply and Go to Frame. Fixes: the object to fix, rim scale, scale, offset,
-collision (with CoACD's settings and the opening probe), Verify, Undo
-Fix, and the object's edit log. Everything shown comes from report.json
+collision (with CoACD's settings and the opening probe), the joints of an object
+with moving parts (the selected door's or drawer's), Verify, Undo Fix, and the
+object's edit log. Everything shown comes from report.json
 through ``scene.real2gym.fixes`` (:mod:`bridge.review`).
 """
 
 from __future__ import annotations
+
+import math
 
 import bpy
 
@@ -178,6 +181,16 @@ class REAL2GYM_PT_suggestions(SidebarPanel, bpy.types.Panel):
             go.frame = suggestion.frame
 
 
+def _jointed_object(context, state, target):
+    """The object whose joints the Fixes panel shows: the selected part's or joint's, else the object to fix."""
+    active = context.active_object
+    if active is not None and active.real2gym.part:
+        selected = state.objects.get(active.real2gym.source_name)
+        if selected is not None and selected.parts:
+            return selected
+    return target if target is not None and len(target.parts) else None
+
+
 class REAL2GYM_PT_fixes(SidebarPanel, bpy.types.Panel):
     """Fix an object where interaction happens, re-verify, undo; and its edit log."""
 
@@ -255,11 +268,60 @@ class REAL2GYM_PT_fixes(SidebarPanel, bpy.types.Panel):
             hint.enabled = False
             wrapped_label(hint, context, state.probe_result)
 
+        joints_of = _jointed_object(context, state, target)
+        if joints_of is not None:
+            self._draw_joints(layout, context, joints_of)
+
         layout.prop(state, "verify_after_fix")
         row = layout.row(align=True)
         undo = row.row(align=True)
         undo.enabled = state.edit_count > 0
         undo.operator("real2gym.undo_fix", icon="LOOP_BACK")
+
+    def _draw_joints(self, layout, context, target) -> None:
+        """Each moving part's joint (editable), Set Joint, and Set Joint from the viewport's arrow and limits."""
+        box = layout.box()
+        box.label(text=f"Joints of {target.name}", icon="CON_ROTLIMIT")
+        active = context.active_object
+        for part in target.parts:
+            hinge = part.joint_type == "hinge"
+            column = box.column(align=True)
+            selected = active is not None and (active.real2gym.source_name, active.real2gym.part) == (
+                target.name,
+                part.name,
+            )
+            closed = (
+                f"{math.degrees(part.closed):.0f}\N{DEGREE SIGN}" if hinge else f"{part.closed * 100:.1f} cm"
+            )
+            column.label(
+                text=f"{part.name}: {part.joint_type}{' (selected)' if selected else ''}",
+                icon="DRIVER_ROTATIONAL_DIFFERENCE" if hinge else "DRIVER_DISTANCE",
+            )
+            hint = column.row()
+            hint.enabled = False
+            hint.label(text=f"{part.source}, closed at {closed}", icon="BLANK1")
+            column.prop(part, "axis", text="Axis" if hinge else "Direction")
+            if hinge:
+                column.prop(part, "pivot", text="Pivot")
+            column.prop(part, "angle_range" if hinge else "length_range", text="Range")
+            column.prop(part, "damping")
+            column.prop(part, "frictionloss")
+            row = column.row(align=True)
+            op = row.operator("real2gym.set_joint", icon="CHECKMARK")
+            op.object_name, op.part = target.name, part.name
+            op.axis, op.pivot = part.axis, part.pivot
+            op.range_lo, op.range_hi = part.angle_range if hinge else part.length_range
+            op.damping, op.frictionloss = part.damping, part.frictionloss
+            op = row.operator("real2gym.set_joint", text="From Viewport", icon="VIEW3D")
+            op.object_name, op.part, op.from_viewport = target.name, part.name, True
+        hint = box.column()
+        hint.enabled = False
+        wrapped_label(
+            hint,
+            context,
+            "From Viewport: the axis and pivot from the joint's arrow (its Z and origin), the range from the "
+            "part's limit constraint.",
+        )
 
     def _draw_edit_log(self, layout, target) -> None:
         box = layout.box()

@@ -73,13 +73,58 @@ class REAL2GYM_PG_edit(bpy.types.PropertyGroup):
     time: bpy.props.StringProperty(name="Time", description="When it was applied (UTC)")
 
 
+class REAL2GYM_PG_part(bpy.types.PropertyGroup):
+    """A moving part of an object (``name``: the part's) and its joint as report.json has it.
+
+    The joint's fields start as the report's and are what *Set Joint* applies when edited.
+    """
+
+    joint_type: bpy.props.StringProperty(name="Joint", description="hinge or slide")
+    source: bpy.props.StringProperty(
+        name="Source", description="estimated (from the video), given (prompts.json) or edited (a fix)"
+    )
+    closed: bpy.props.FloatProperty(
+        name="Closed", description="The joint's value where the part is closed (radians or metres)"
+    )
+    axis: bpy.props.FloatVectorProperty(
+        name="Axis",
+        description="The hinge's axis, or the slide's direction (world frame)",
+        size=3,
+        subtype="XYZ",
+        precision=4,
+    )
+    pivot: bpy.props.FloatVectorProperty(
+        name="Pivot",
+        description="A point on the hinge's axis (world frame); a slide's part centre at 0",
+        size=3,
+        subtype="TRANSLATION",
+        unit="LENGTH",
+    )
+    angle_range: bpy.props.FloatVectorProperty(
+        name="Range",
+        description="The hinge's range, from its lower to its upper end",
+        size=2,
+        unit="ROTATION",
+    )
+    length_range: bpy.props.FloatVectorProperty(
+        name="Range", description="The slide's travel, from its lower to its upper end", size=2, unit="LENGTH"
+    )
+    damping: bpy.props.FloatProperty(
+        name="Damping", description="N*m*s/rad (hinge) or N*s/m (slide)", min=0.0, max=50.0, precision=3
+    )
+    frictionloss: bpy.props.FloatProperty(
+        name="Friction", description="Dry friction: N*m (hinge) or N (slide)", min=0.0, max=50.0, precision=3
+    )
+
+
 class REAL2GYM_PG_fix_object(bpy.types.PropertyGroup):
-    """An object of the run (``name``: its name in report.json) and its edit log."""
+    """An object of the run (``name``: its name in report.json), its moving parts and its edit log."""
 
     role: bpy.props.StringProperty(name="Role")
     shape: bpy.props.StringProperty(name="Shape")
     collision_mode: bpy.props.StringProperty(name="Collision")
     is_container: bpy.props.BoolProperty(name="Container")
+    parts: bpy.props.CollectionProperty(type=REAL2GYM_PG_part, name="Moving Parts")
     edits: bpy.props.CollectionProperty(type=REAL2GYM_PG_edit, name="Edits")
 
 
@@ -187,6 +232,7 @@ CLASSES = [
     REAL2GYM_PG_check,
     REAL2GYM_PG_suggestion,
     REAL2GYM_PG_edit,
+    REAL2GYM_PG_part,
     REAL2GYM_PG_fix_object,
     REAL2GYM_PG_frame_iou,
     REAL2GYM_PG_fixes,

@@ -233,13 +233,23 @@ class REAL2GYM_PG_object(bpy.types.PropertyGroup):
             ("OBJECT", "Object", "A reconstructed object"),
             ("TABLE", "Table", "The support surface"),
             ("COLLISION", "Collision", "A collision piece of an object"),
-            ("PART", "Part", "A part of an object's mesh (a mug's handle)"),
+            (
+                "PART",
+                "Part",
+                "A part of an object's mesh (a mug's handle), or a moving part on its joint (a door)",
+            ),
+            ("JOINT", "Joint", "A moving part's joint: its Z is the hinge's axis or the slide's direction"),
+            ("JOINT_RANGE", "Joint Range", "The range a moving part's joint may move through, drawn"),
             ("SIMULATION", "Simulation", "A copy that plays the MuJoCo simulation (or its gripper)"),
         ],
         default="NONE",
     )
     source_name: bpy.props.StringProperty(
         name="Name in Report", description="The object's name in prompts.json and report.json"
+    )
+    part: bpy.props.StringProperty(
+        name="Part",
+        description="The moving part (its name in report.json) a joint, its part or its range is of",
     )
     role: bpy.props.EnumProperty(
         name="Role",

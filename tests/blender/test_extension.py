@@ -234,7 +234,7 @@ def test_heavy_operators_push_undo_but_are_never_redone(extension) -> None:
     Last Operation panel: redoing from there runs execute() on the UI thread (a CoACD fix for minutes)."""
     module = importlib.import_module(MODULE)
     heavy = ["run_pipeline", "open_run", "verify", "import_simulation", "rim_scale", "scale_object", "offset_object",
-             "set_collision", "add_keyframe", "move_keyframe", "delete_keyframe", "apply_suggestion", "repair",
+             "set_collision", "set_joint", "add_keyframe", "move_keyframe", "delete_keyframe", "apply_suggestion", "repair",
              "undo_fix"]  # fmt: skip
     classes = {cls.bl_idname: cls for cls in module.operators.CLASSES}
     for name in heavy:
