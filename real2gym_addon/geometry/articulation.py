@@ -22,17 +22,19 @@ For each part prompted on an object (a door, a drawer), from the part's own mask
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
 import numpy as np
 
 from ..errors import WarningLog
-from .camera import back_project, pose_at, transform, yaw_rotation
+from .camera import back_project, pose_at, pose_matrix, transform, yaw_rotation
 from .fit_base import FittedObject
 from .joint import fit_joint, fit_joint_without_depth
 from .kinds import cabinet as cabinet_kind
 from .kinds import drawer as drawer_kind
+from .kinds.articulated import HANDLE_DEFAULTS
 from .parts import Joint, PartGeometry, part_key
 from .shape_kinds import CABINET, DOOR, DRAWER, MESH
 from .shapes import Shape
@@ -59,8 +61,14 @@ AT_END = 0.05
 GRIP_CLOSING = 0.3
 """A recorded gripper that closes by this share of its opening around the start of the part's motion
 grasps it; one that does not, pushes it."""
-GRIP_WINDOW_S = 0.5
-"""s: how long before the part starts to move a closing gripper counts as its grasp."""
+EMPTY_GRIP = 0.05
+"""A recorded gripper closed below this share of its opening holds nothing: it pushes (a microwave's door
+pushed shut with closed fingers, 2 s after they closed, was taken for grasped by a handle it does not
+have). Fingers closed on a handle stop at its thickness (0.19 to 0.24 on the generated cabinets)."""
+GRIP_WINDOW_S = 2.0
+"""s: how long before the part starts to move a closing gripper counts as its grasp (a hand closes on a
+handle and settles before it pulls: the door of a generated cabinet started 0.5 s after the fingers had
+closed, and was taken for pushed)."""
 
 
 def _part_points(mask: np.ndarray, depth: np.ndarray | None, camera, world_from_camera) -> np.ndarray | None:
@@ -120,11 +128,15 @@ def _closed_end(q: np.ndarray, points: list[np.ndarray | None], body_centre: np.
     centre."""
     ends = []
     for end in (np.nanmin(q), np.nanmax(q)):
-        frames = [f for f in np.flatnonzero(np.isfinite(q)) if abs(q[f] - end) < 1e-9 and points[f] is not None]
+        frames = [
+            f for f in np.flatnonzero(np.isfinite(q)) if abs(q[f] - end) < 1e-9 and points[f] is not None
+        ]
         if not frames:
             frames = [int(np.nanargmin(np.abs(q - end)))]
         cloud = points[frames[0]]
-        distance = np.inf if cloud is None else float(np.linalg.norm(cloud.mean(axis=0)[:2] - body_centre[:2]))
+        distance = (
+            np.inf if cloud is None else float(np.linalg.norm(cloud.mean(axis=0)[:2] - body_centre[:2]))
+        )
         ends.append((distance, float(end)))
     return min(ends)[1]
 
@@ -179,7 +191,9 @@ def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.
             "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
 
 
-def _door_shape(points: np.ndarray, joint: Joint, body_centre: np.ndarray) -> tuple[Shape, np.ndarray, np.ndarray]:
+def _door_shape(
+    points: np.ndarray, joint: Joint, body_centre: np.ndarray
+) -> tuple[Shape, np.ndarray, np.ndarray]:
     """A door panel from its points at the closed pose: ``(shape, centre (3,), rotation 3x3)``, world frame;
     with a bar handle where points stand off its face."""
     seen_centre = points.mean(axis=0)
@@ -195,7 +209,9 @@ def _door_shape(points: np.ndarray, joint: Joint, body_centre: np.ndarray) -> tu
     return Shape(DOOR.name, size, handle), centre, rotation
 
 
-def _drawer_shape(points: np.ndarray, joint: Joint, body: FittedObject) -> tuple[Shape, np.ndarray, np.ndarray]:
+def _drawer_shape(
+    points: np.ndarray, joint: Joint, body: FittedObject
+) -> tuple[Shape, np.ndarray, np.ndarray]:
     """A drawer from its front's points at the closed pose, as deep as the body's inside along the slide; with
     a bar handle where points stand off its front."""
     out = joint.axis if joint.axis @ (points.mean(axis=0) - body.position) > 0 else -joint.axis
@@ -218,6 +234,130 @@ def _drawer_shape(points: np.ndarray, joint: Joint, body: FittedObject) -> tuple
     return Shape(DRAWER.name, size, params), centre, rotation
 
 
+GRIP_SPAN = 0.04
+"""m: the length of bar a closing hand needs about its grasp centre (two finger pads and a margin)."""
+
+
+def handle_where_held(part: PartGeometry, grasp_world: np.ndarray, q: float) -> PartGeometry:
+    """The part with its bar handle where the recorded hand closed on it.
+
+    The depth under a thin bar is mostly missing or mixed with the face's behind it (17 points of a 12 cm
+    bar, found 3 cm long, on a cabinet in the generated set), and a bar found too short or too far along
+    leaves the fingers closing on air. The grasp centre lies on the bar's axis: the bar is taken across
+    the face and out from it where the hand closed, and long enough to hold :data:`GRIP_SPAN` about it
+    (what the points found of its length is kept). A grasp centre off the face (not in front of it, or
+    nearer than a bar can stand) leaves the part as it is.
+
+    Args:
+        part: The fitted part.
+        grasp_world: ``(3,)`` the recorded grasp centre on the grasp frame, world (m).
+        q: The joint's value on that frame.
+    """
+    shape = part.shape
+    local = (np.linalg.inv(part.pose_at(q)) @ np.r_[grasp_world, 1.0])[:3]
+    handle = {**HANDLE_DEFAULTS, **shape.params}
+    depth = float(local[0] - shape.size[0] / 2 + handle["handle_thickness"] / 2)
+    on_face = np.all(np.abs(local[1:]) <= np.asarray(shape.size[1:]) / 2)
+    if not (on_face and HANDLE_MIN_DEPTH <= depth <= HANDLE_STANDOFF[1]):
+        return part
+    along = "handle_offset_z" if part.joint.type == "hinge" else "handle_offset_y"
+    across = "handle_offset_y" if along == "handle_offset_z" else "handle_offset_z"
+    grip = float(local[2] if along == "handle_offset_z" else local[1])
+    low, high = grip - GRIP_SPAN / 2, grip + GRIP_SPAN / 2
+    if "handle_length" in shape.params:
+        low = min(low, handle[along] - handle["handle_length"] / 2)
+        high = max(high, handle[along] + handle["handle_length"] / 2)
+    params = {**shape.params, "handle_length": high - low, "handle_depth": depth, along: (low + high) / 2,
+              across: float(local[1] if across == "handle_offset_y" else local[2])}  # fmt: skip
+    return dataclasses.replace(part, shape=Shape(shape.kind, shape.size, params))
+
+
+DRAWER_CLEARANCE = 0.002
+"""m: the gap left between a drawer and its body's inside on every side but the front."""
+DRAWER_SQUARE = math.radians(5.0)
+"""An estimated slide within this of its body's front normal is taken along it."""
+
+
+def drawer_inside(part: PartGeometry, body: FittedObject) -> PartGeometry:
+    """A drawer squared to its body (its slide too, within :data:`DRAWER_SQUARE`) and cut to its inside at
+    the closed pose, :data:`DRAWER_CLEARANCE` off the walls.
+
+    A drawer is measured from its front, and a front often overlaps the body's opening: a box as wide
+    as it starts inside the chest's walls (2 cm deep on a generated chest), and the simulation pushes it
+    out on the first step. Its axes are the body's (a drawer fitted 1.5 degrees off its chest's axes
+    still cut 8 mm into a side wall at its back). Its front stays where it was seen, and may stand out
+    of the opening. A part that is no drawer, a body with no inside, or an inside that would leave less
+    than a centimetre is left as it is.
+    """
+    if part.shape.kind != DRAWER.name:
+        return part
+    try:
+        centre, half = body.shape.cavity()
+    except ValueError:
+        return part
+    body_pose = pose_matrix(body.position, yaw_rotation(body.yaw))
+    front = body_pose[:3, 0]
+    if part.joint.source == "estimated" and abs(part.joint.axis @ front) > math.cos(DRAWER_SQUARE):
+        # It slides along its body's front normal: the body's many points place that better than the
+        # drawer's motion (0.2 against 2.0 degrees off the truth on a generated chest), and a drawer
+        # pulled 2 degrees askew rubs the chest's walls a few centimetres out.
+        axis = front if part.joint.axis @ front > 0 else -front
+        part = dataclasses.replace(part, joint=dataclasses.replace(part.joint, axis=axis))
+    in_body = np.linalg.inv(body_pose) @ part.pose_at(part.joint.closed)
+    size = np.asarray(part.shape.size, float)
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    corners = transform(in_body, signs * size / 2)
+    low = np.maximum(corners.min(axis=0), centre - half + DRAWER_CLEARANCE)
+    high = np.minimum(corners.max(axis=0), centre + half - DRAWER_CLEARANCE)
+    high[0] = transform(in_body, np.array([[size[0] / 2, 0.0, 0.0]]))[0, 0]  # the front where it was seen
+    if np.any(high - low < 0.01):
+        return part
+    middle = (low + high) / 2
+    params = dict(part.shape.params)
+    old_middle = transform(np.linalg.inv(in_body), middle[None])[0]  # handle offsets stay on the front
+    for key, axis in (("handle_offset_y", 1), ("handle_offset_z", 2)):
+        if key in params:
+            params[key] = float(params[key] - old_middle[axis])
+    # Where the box stands at q_shape: the closed pose moved back by the joint.
+    closed_world = body_pose @ pose_matrix(middle, np.eye(3))
+    at_shape = part.joint.motion(part.q_shape - part.joint.closed) @ closed_world
+    shape = Shape(part.shape.kind, tuple(float(v) for v in high - low), params)
+    return dataclasses.replace(part, shape=shape, position=at_shape[:3, 3], rotation=at_shape[:3, :3])
+
+
+DOOR_GAP = 0.002
+"""m: the gap left between a closed door's inner face and its body's front."""
+DOOR_SETBACK = 0.03
+"""m: the most a body's front is set back behind its door; more says the door or the body is misfitted."""
+
+
+def body_behind_door(body: FittedObject, part: PartGeometry) -> FittedObject:
+    """The body's front set back behind its closed door, :data:`DOOR_GAP` off its inner face.
+
+    The door is measured from its own face; the body's front, fitted from its walls' silhouettes and
+    points, can stand a few millimetres into the closed door (5 mm on a generated microwave), and a door
+    that cannot close as far as the video shows fails the simulation. The body only gives up depth
+    (at most :data:`DOOR_SETBACK`); a door that is no hinged panel, or a body that is no cabinet, is
+    left as it is.
+    """
+    if part.joint.type != "hinge" or body.shape.kind != CABINET.name:
+        return body
+    body_pose = pose_matrix(body.position, yaw_rotation(body.yaw))
+    in_body = np.linalg.inv(body_pose) @ part.pose_at(part.joint.closed)
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    inner = float(transform(in_body, signs * np.asarray(part.shape.size, float) / 2)[:, 0].min())
+    size = np.asarray(body.shape.size, float)
+    setback = size[0] / 2 - (inner - DOOR_GAP)
+    if setback <= 0 or setback > DOOR_SETBACK:
+        return body
+    size[0] -= setback
+    position = body.position - body_pose[:3, 0] * setback / 2
+    extents = tuple(float(v) for v in size)
+    shape = Shape(body.shape.kind, extents, cabinet_kind.default_params(extents) | dict(body.shape.params),
+                  fit_error=body.shape.fit_error)  # fmt: skip
+    return FittedObject(shape, position, body.yaw)
+
+
 def face_the_part(body: FittedObject, part_centre: np.ndarray) -> FittedObject:
     """The body turned by quarter turns so that its front (local +x) faces the part; a box becomes a cabinet."""
     toward = part_centre[:2] - body.position[:2]
@@ -226,11 +366,17 @@ def face_the_part(body: FittedObject, part_centre: np.ndarray) -> FittedObject:
                + math.sin(body.yaw + t * math.pi / 2) * toward[1])  # fmt: skip
     turned = size if best % 2 == 0 else (size[1], size[0], size[2])
     kind = body.shape.kind if body.shape.kind in (CABINET.name, MESH.name) else CABINET.name
-    params = body.shape.params if kind == body.shape.kind and best % 2 == 0 else cabinet_kind.default_params(turned)
+    params = (
+        body.shape.params
+        if kind == body.shape.kind and best % 2 == 0
+        else cabinet_kind.default_params(turned)
+    )
     if kind == MESH.name:  # the user's own mesh keeps its pose
         return body
     shape = Shape(kind, turned, params, body.shape.vertices, body.shape.fit_error)
-    return FittedObject(shape, body.position.copy(), math.remainder(body.yaw + best * math.pi / 2, 2 * math.pi))
+    return FittedObject(
+        shape, body.position.copy(), math.remainder(body.yaw + best * math.pi / 2, 2 * math.pi)
+    )
 
 
 def fit_part(
@@ -295,7 +441,9 @@ def fit_part(
                   source="given" if prompt.given else "estimated")  # fmt: skip
     if prompt.given:
         lo, hi = prompt.given["range"]
-        joint = Joint(joint_type, axis, pivot, (lo, hi), float(prompt.given.get("closed", lo)), source="given")
+        joint = Joint(
+            joint_type, axis, pivot, (lo, hi), float(prompt.given.get("closed", lo)), source="given"
+        )
         q = q + joint.closed
     best = max((f for f in range(frames) if points[f] is not None and np.isfinite(q[f])),
                key=lambda f: len(points[f]), default=None)  # fmt: skip
@@ -307,7 +455,9 @@ def fit_part(
         shape, centre, rotation = _door_shape(at_closed, joint, body.position)
     else:
         shape, centre, rotation = _drawer_shape(at_closed, joint, body)
-    return PartGeometry(prompt.name, shape, centre, rotation, joint.closed, joint, q, np.asarray(visible, bool))
+    return PartGeometry(
+        prompt.name, shape, centre, rotation, joint.closed, joint, q, np.asarray(visible, bool)
+    )
 
 
 def _part_without_depth(name: str, body: FittedObject, joint: Joint, q: np.ndarray, visible) -> PartGeometry:
@@ -343,7 +493,8 @@ def part_events(name: str, part: PartGeometry, fps: float, opening: np.ndarray |
         event = "push"
         if opening is not None:
             before = max(0, start - int(round(GRIP_WINDOW_S * fps)))
-            if opening[before : start + 1].max() - opening[start] > GRIP_CLOSING:
+            closed_on_it = opening[start] > EMPTY_GRIP  # fingers that close on nothing push with their tips
+            if closed_on_it and opening[before : start + 1].max() - opening[start] > GRIP_CLOSING:
                 event = "grasp"
                 grip_closed = opening[start]
                 reopened = np.flatnonzero(opening[start:] > grip_closed + GRIP_CLOSING)
@@ -421,9 +572,9 @@ def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float
         across = pose[:3, 1] if not (grasped and part.joint.type == "slide") else pose[:3, 2]
         across = across - approach * (across @ approach)
         across /= max(np.linalg.norm(across), 1e-9)
-        quats[f] = Rotation.from_matrix(np.column_stack([np.cross(across, approach), across, approach])).as_quat()[
-            [3, 0, 1, 2]
-        ]
+        quats[f] = Rotation.from_matrix(
+            np.column_stack([np.cross(across, approach), across, approach])
+        ).as_quat()[[3, 0, 1, 2]]
         opening[f] = (0.0 if start <= f <= end else 1.0) if grasped else 0.0
     return positions, quats, opening, first, last
 
@@ -469,14 +620,33 @@ def fit_object_parts(
             name = part_key(prompt.name, part_prompt.name)
             track = tracks[name]
             visible = [track.frame_summary(f)["visible"] for f in range(len(track.masks))]
-            part = fit_part(part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of)
+            part = fit_part(
+                part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of
+            )
             obj.parts.append(part)
             where = part.pose_at(part.joint.closed)[:3, 3]
             if not obj.parts[1:]:
                 obj.fitted = face_the_part(obj.fitted, where)
                 obj.motion.yaws[:] = obj.fitted.yaw
-            keyframes += part_events(name, part, demo.video.fps, None if trajectory is None else trajectory.opening)
+            part = obj.parts[-1] = drawer_inside(part, obj.fitted)
+            behind = body_behind_door(obj.fitted, part)
+            obj.motion.positions += behind.position - obj.fitted.position
+            obj.fitted = behind
+            events = part_events(
+                name, part, demo.video.fps, None if trajectory is None else trajectory.opening
+            )
+            grasp = next((e["frame"] for e in events if e["event"] == "grasp"), None)
+            if grasp is not None:
+                obj.parts[-1] = handle_where_held(part, trajectory.positions[grasp], part.filled_q()[grasp])
+            keyframes += events
     return keyframes
 
 
-__all__ = ["DOOR_THICKNESS", "face_the_part", "fit_object_parts", "fit_part", "part_events"]
+__all__ = [
+    "DOOR_THICKNESS",
+    "face_the_part",
+    "fit_object_parts",
+    "fit_part",
+    "handle_where_held",
+    "part_events",
+]
