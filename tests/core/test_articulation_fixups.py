@@ -1,0 +1,170 @@
+"""What makes a fitted body and its part simulate together: a drawer inside its chest, a body behind its
+closed door, a handle where the recorded hand closed, and a push told from a grasp.
+
+Each case is built by hand from known boxes (no video), so each rule is checked apart from the fits;
+the articulated benchmark (benchmarks/bench_articulated.py) measures them on generated scenes.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from real2gym.real2gym_addon.geometry.articulation import (
+    DOOR_GAP,
+    DRAWER_CLEARANCE,
+    GRIP_SPAN,
+    body_behind_door,
+    drawer_inside,
+    handle_where_held,
+    part_events,
+)
+from real2gym.real2gym_addon.geometry.camera import transform, yaw_rotation
+from real2gym.real2gym_addon.geometry.fit_base import FittedObject
+from real2gym.real2gym_addon.geometry.parts import Joint, PartGeometry
+from real2gym.real2gym_addon.geometry.shapes import Shape
+
+FRAMES = 60
+WALL = 0.015
+
+
+def _chest(yaw: float = 0.3) -> FittedObject:
+    """A 30 x 40 x 30 cm cabinet opening at local +x, standing on the table."""
+    size = (0.3, 0.4, 0.3)
+    return FittedObject(Shape("cabinet", size, {"wall_thickness": WALL}), np.array([0.1, -0.05, 0.15]), yaw)
+
+
+def _front_frame(body: FittedObject, turn: float = 0.0) -> np.ndarray:
+    return yaw_rotation(body.yaw + turn)
+
+
+def _part(shape: Shape, centre: np.ndarray, rotation: np.ndarray, joint: Joint) -> PartGeometry:
+    q = np.linspace(0.0, 0.5 * joint.range[1], FRAMES)
+    return PartGeometry("part", shape, centre, rotation, 0.0, joint, q, np.ones(FRAMES, bool))
+
+
+def _overlaps(body: FittedObject, part: PartGeometry, q: float) -> float:
+    """The deepest overlap (m, > 0) between the body's and the part's collision boxes at ``q``, from MuJoCo."""
+    spec = mujoco.MjSpec()
+    for name, shape, pose in (("body", body.shape, None), ("part", part.shape, part.pose_at(q))):
+        if pose is None:
+            pose = np.eye(4)
+            pose[:3, :3], pose[:3, 3] = yaw_rotation(body.yaw), body.position
+        frame = spec.worldbody.add_body(name=name, pos=pose[:3, 3].tolist(),
+                                        quat=Rotation.from_matrix(pose[:3, :3]).as_quat()[[3, 0, 1, 2]].tolist())  # fmt: skip
+        if name == "part":
+            frame.add_freejoint()  # two fixed bodies never collide
+        for piece in shape.collision_pieces():
+            frame.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(piece.size), pos=list(piece.position),
+                           contype=1 if name == "body" else 2, conaffinity=2 if name == "body" else 1)  # fmt: skip
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    return max([-c.dist for c in data.contact[: data.ncon]], default=0.0)
+
+
+def test_a_drawer_wider_than_the_opening_and_askew_is_put_inside() -> None:
+    body = _chest()
+    front = _front_frame(body)
+    # Its front as wide as the chest, its axes 2 degrees off the chest's, its slide too.
+    askew = front @ Rotation.from_euler("z", 2, degrees=True).as_matrix()
+    size = (0.25, 0.4, 0.12)
+    centre = body.position + front @ np.array([0.15 - 0.125 + 0.005, 0.0, 0.05])
+    shape = Shape("drawer", size, {"wall_thickness": 0.01, "bottom_thickness": 0.008, "handle_length": 0.1,
+                                   "handle_offset_y": 0.02, "handle_offset_z": 0.01})  # fmt: skip
+    joint = Joint("slide", askew[:, 0], centre, (0.0, 0.2))
+    drawer = _part(shape, centre, askew, joint)
+    assert _overlaps(body, drawer, 0.0) > 0.01  # as fitted: 2 cm into the side walls
+
+    inside = drawer_inside(drawer, body)
+    assert np.degrees(np.arccos(np.clip(inside.joint.axis @ front[:, 0], -1, 1))) < 1e-6
+    assert np.allclose(inside.rotation, front, atol=1e-9)
+    assert inside.shape.size[1] == pytest.approx(0.4 - 2 * WALL - 2 * DRAWER_CLEARANCE, abs=1e-6)
+    for q in (0.0, 0.1, 0.2):  # it slides out along the chest without touching its walls
+        assert _overlaps(body, inside, q) < 1e-4, q
+    # Its front stays where it was seen, and its handle on the front where it was.
+    front_before = transform(drawer.pose_at(0.0), np.array([[size[0] / 2, 0.02, 0.01]]))[0]
+    handle = inside.shape.params
+    front_after = transform(inside.pose_at(0.0), np.array([[inside.shape.size[0] / 2, handle["handle_offset_y"],
+                                                            handle["handle_offset_z"]]]))[0]  # fmt: skip
+    assert np.linalg.norm(front_after - front_before) < 0.01
+
+
+def test_a_given_slide_keeps_its_axis_and_no_drawer_is_left_alone() -> None:
+    body = _chest()
+    front = _front_frame(body)
+    askew = front @ Rotation.from_euler("z", 2, degrees=True).as_matrix()
+    centre = body.position + front @ np.array([0.05, 0.0, 0.05])
+    shape = Shape("drawer", (0.2, 0.3, 0.1), {"wall_thickness": 0.01, "bottom_thickness": 0.008})
+    given = _part(shape, centre, askew, Joint("slide", askew[:, 0], centre, (0.0, 0.2), source="given"))
+    assert np.allclose(drawer_inside(given, body).joint.axis, askew[:, 0])
+    door = _part(
+        Shape("door", (0.02, 0.4, 0.3)), centre, front, Joint("hinge", [0, 0, 1], centre, (0.0, 1.5))
+    )
+    assert drawer_inside(door, body) is door
+
+
+def _door_on(body: FittedObject, into: float) -> PartGeometry:
+    """A door over the body's front, ``into`` metres into it, hinged on its left edge."""
+    front = _front_frame(body)
+    centre = body.position + front @ np.array([0.15 + 0.01 - into, 0.0, 0.0])
+    pivot = body.position + front @ np.array([0.15, 0.2, 0.0])
+    return _part(Shape("door", (0.02, 0.4, 0.3)), centre, front, Joint("hinge", [0, 0, 1], pivot, (0.0, 1.5)))
+
+
+def test_the_body_steps_back_behind_its_closed_door() -> None:
+    body = _chest()
+    door = _door_on(body, 0.005)
+    assert _overlaps(body, door, 0.0) > 0.004
+    behind = body_behind_door(body, door)
+    assert behind.shape.size[0] == pytest.approx(0.3 - 0.005 - DOOR_GAP, abs=1e-6)
+    assert behind.shape.size[1:] == body.shape.size[1:] and behind.yaw == body.yaw
+    back = body.position - _front_frame(body)[:, 0] * 0.15
+    assert np.allclose(
+        behind.position - _front_frame(body)[:, 0] * behind.shape.size[0] / 2, back
+    )  # back stays
+    assert _overlaps(behind, door, 0.0) < 1e-4
+    # A door clear of the body, or one far into it (a misfit, not a few millimetres), leaves it alone.
+    assert body_behind_door(body, _door_on(body, -0.01)) is body
+    assert body_behind_door(body, _door_on(body, 0.05)) is body
+
+
+def test_the_handle_is_where_the_hand_closed() -> None:
+    body = _chest()
+    door = _door_on(body, 0.0)
+    short = {"handle_length": 0.03, "handle_depth": 0.04, "handle_offset_y": -0.15, "handle_offset_z": 0.06}
+    door = _part(Shape("door", (0.02, 0.4, 0.3), short), door.position, door.rotation, door.joint)
+    grasp_local = np.array([0.01 + 0.035, -0.15, -0.02])  # on the bar's axis 3.5 cm off the face, 8 cm lower
+    grasp = transform(door.pose_at(0.2), grasp_local[None])[0]
+    held = handle_where_held(door, grasp, 0.2)
+    params = held.shape.params
+    low, high = (
+        params["handle_offset_z"] - params["handle_length"] / 2,
+        params["handle_offset_z"] + params["handle_length"] / 2,
+    )
+    assert low <= -0.02 - GRIP_SPAN / 2 + 1e-9 and high >= 0.06 + 0.015 - 1e-9  # the found bar and the grip
+    assert params["handle_offset_y"] == pytest.approx(-0.15)
+    assert params["handle_depth"] == pytest.approx(0.035 + 0.012 / 2)  # its outer face, a bar 12 mm thick
+    assert len(held.shape.collision_pieces()) == 4  # the panel, the bar and its two standoffs
+    # A hand that closed off the face (beside the door, or on it) leaves the door as it was.
+    for off in (np.array([0.045, -0.3, 0.0]), np.array([0.012, -0.1, 0.0])):
+        assert handle_where_held(door, transform(door.pose_at(0.2), off[None])[0], 0.2) is door
+
+
+def test_closed_fingers_push_and_fingers_on_a_bar_grasp() -> None:
+    door = _door_on(_chest(), 0.0)
+    q = np.zeros(FRAMES)
+    q[40:] = np.linspace(0.0, 1.2, FRAMES - 40)
+    door = PartGeometry(
+        "door", door.shape, door.position, door.rotation, 0.0, door.joint, q, np.ones(FRAMES, bool)
+    )
+    fps = 15.0
+    opening = np.ones(FRAMES)
+    opening[20:] = 0.22  # closed on a bar 1.3 s before the door moves
+    events = {e["event"] for e in part_events("cabinet.door", door, fps, opening)}
+    assert "grasp" in events and "push" not in events
+    opening[20:] = 0.0  # closed on nothing: its tips push
+    events = {e["event"] for e in part_events("cabinet.door", door, fps, opening)}
+    assert "push" in events and "grasp" not in events
