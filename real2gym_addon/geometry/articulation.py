@@ -27,11 +27,13 @@ import math
 
 import cv2
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..errors import WarningLog
 from .camera import back_project, pose_at, pose_matrix, transform, yaw_rotation
 from .fit_base import FittedObject
 from .joint import fit_joint, fit_joint_without_depth
+from .keyframes import GripperTrajectory
 from .kinds import cabinet as cabinet_kind
 from .kinds import drawer as drawer_kind
 from .kinds.articulated import HANDLE_DEFAULTS
@@ -331,6 +333,19 @@ DOOR_SETBACK = 0.03
 """m: the most a body's front is set back behind its door; more says the door or the body is misfitted."""
 
 
+def door_setback(body: FittedObject, part: PartGeometry) -> float:
+    """How far (m) the body's front stands into its closed hinged door, plus :data:`DOOR_GAP`; 0 for a part
+    that is no hinged door or a body that is no cabinet."""
+    if part.joint.type != "hinge" or body.shape.kind != CABINET.name:
+        return 0.0
+    in_body = np.linalg.inv(pose_matrix(body.position, yaw_rotation(body.yaw))) @ part.pose_at(
+        part.joint.closed
+    )
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    inner = float(transform(in_body, signs * np.asarray(part.shape.size, float) / 2)[:, 0].min())
+    return float(body.shape.size[0] / 2 - (inner - DOOR_GAP))
+
+
 def body_behind_door(body: FittedObject, part: PartGeometry) -> FittedObject:
     """The body's front set back behind its closed door, :data:`DOOR_GAP` off its inner face.
 
@@ -340,16 +355,11 @@ def body_behind_door(body: FittedObject, part: PartGeometry) -> FittedObject:
     (at most :data:`DOOR_SETBACK`); a door that is no hinged panel, or a body that is no cabinet, is
     left as it is.
     """
-    if part.joint.type != "hinge" or body.shape.kind != CABINET.name:
-        return body
-    body_pose = pose_matrix(body.position, yaw_rotation(body.yaw))
-    in_body = np.linalg.inv(body_pose) @ part.pose_at(part.joint.closed)
-    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
-    inner = float(transform(in_body, signs * np.asarray(part.shape.size, float) / 2)[:, 0].min())
-    size = np.asarray(body.shape.size, float)
-    setback = size[0] / 2 - (inner - DOOR_GAP)
+    setback = door_setback(body, part)
     if setback <= 0 or setback > DOOR_SETBACK:
         return body
+    body_pose = pose_matrix(body.position, yaw_rotation(body.yaw))
+    size = np.asarray(body.shape.size, float)
     size[0] -= setback
     position = body.position - body_pose[:3, 0] * setback / 2
     extents = tuple(float(v) for v in size)
@@ -535,8 +545,6 @@ def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float
         ``(positions Nx3, quaternions Nx4 [w, x, y, z], opening N, first, last)``: the path on frames
         ``first`` to ``last`` (inclusive), or None where the part has no push or grasp.
     """
-    from scipy.spatial.transform import Rotation
-
     own = {e["event"]: e["frame"] for e in events if e["object"] == name}
     start = own.get("push", own.get("grasp"))
     if start is None:
@@ -579,11 +587,18 @@ def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float
     return positions, quats, opening, first, last
 
 
+def _slerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
+    """The unit quaternion (``[w, x, y, z]``) a share ``t`` of the way from ``a`` to ``b`` on the shorter arc."""
+    b = b if float(a @ b) >= 0 else -b
+    angle = math.acos(min(1.0, abs(float(a @ b))))
+    if angle < 1e-6:
+        return a.copy()
+    return (math.sin((1 - t) * angle) * a + math.sin(t * angle) * b) / math.sin(angle)
+
+
 def with_part_hand(gripper, part_paths: list, fps: float, count: int):
     """A synthesised gripper path (or none) with each part's hand path laid over it, joined by straight
     moves: the hand goes from where it was to each part's approach over the frames between."""
-    from .keyframes import GripperTrajectory
-
     if gripper is None:
         first = min(p[3] for p in part_paths)
         base = part_paths[0]
@@ -597,7 +612,7 @@ def with_part_hand(gripper, part_paths: list, fps: float, count: int):
         for f in range(before, first):  # from the hand's pose then to the approach's start
             t = (f - before) / (first - before)
             positions[f] = (1 - t) * positions[before] + t * path_positions[first]
-            quats[f] = path_quats[first] if t > 0.5 else quats[before]
+            quats[f] = _slerp(quats[before], path_quats[first], t)
             opening[f] = path_opening[first]
         positions[first : last + 1] = path_positions[first : last + 1]
         quats[first : last + 1] = path_quats[first : last + 1]
@@ -630,6 +645,13 @@ def fit_object_parts(
                 obj.motion.yaws[:] = obj.fitted.yaw
             part = obj.parts[-1] = drawer_inside(part, obj.fitted)
             behind = body_behind_door(obj.fitted, part)
+            if door_setback(obj.fitted, part) > DOOR_SETBACK:
+                log.warn(
+                    "geometry",
+                    f"part '{name}': closed, it stands {100 * door_setback(obj.fitted, part):.1f} cm into "
+                    f"'{prompt.name}' and cannot close in the simulation; check the body's fit and the door's "
+                    "(the Fixes panel, or `real2gym fix --part`)",
+                )
             obj.motion.positions += behind.position - obj.fitted.position
             obj.fitted = behind
             events = part_events(
