@@ -436,25 +436,25 @@ def fit_part(
         fit = fit_joint_without_depth(body.position, body.yaw, size, "+x", panel, camera, pose_at(poses, 0),
                                       [m if v else None for m, v in zip(masks, visible, strict=True)],
                                       kind=kind)  # fmt: skip
-    joint_type = fit.type
     axis, pivot = np.asarray(fit.axis, float), np.asarray(fit.pivot, float)
-    if prompt.given:
-        joint_type, axis = prompt.given["type"], np.asarray(prompt.given["axis_world"], float)
-        pivot = np.asarray(prompt.given["pivot_world"], float)
     q = _without_jumps(np.where(np.asarray(fit.visible, bool), np.asarray(fit.q, float), np.nan), fit.type)
+    if prompt.given and axis @ np.asarray(prompt.given["axis_world"], float) < 0:
+        q = -q  # measured about the given axis (a door given turning about -z, fitted about +z)
     closed = _closed_end(q, points, body.position) if has_depth else float(np.nanmin(q))
     far = float(np.nanmax(q)) if closed == float(np.nanmin(q)) else float(np.nanmin(q))
-    if far < closed:  # opening is positive, closed is 0
-        axis, q, closed, far = -axis, -q, -closed, -far
-    q = q - closed
-    joint = Joint(joint_type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0,
-                  source="given" if prompt.given else "estimated")  # fmt: skip
     if prompt.given:
+        # As given; the video's closed end is the given closed value (the given axis was once turned with
+        # the estimate's, and a door given shut at 0 was fitted 90 degrees round, beside its body).
         lo, hi = prompt.given["range"]
-        joint = Joint(
-            joint_type, axis, pivot, (lo, hi), float(prompt.given.get("closed", lo)), source="given"
-        )
-        q = q + joint.closed
+        joint = Joint(prompt.given["type"], np.asarray(prompt.given["axis_world"], float),
+                      np.asarray(prompt.given["pivot_world"], float), (lo, hi),
+                      float(prompt.given.get("closed", lo)), source="given")  # fmt: skip
+        q = q - closed + joint.closed
+    else:
+        if far < closed:  # opening is positive, closed is 0
+            axis, q, closed, far = -axis, -q, -closed, -far
+        q = q - closed
+        joint = Joint(fit.type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0)
     best = max((f for f in range(frames) if points[f] is not None and np.isfinite(q[f])),
                key=lambda f: len(points[f]), default=None)  # fmt: skip
     if best is None:  # without depth: the shape from the body's opening
