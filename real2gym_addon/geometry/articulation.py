@@ -193,11 +193,21 @@ def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.
             "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
 
 
+def _outer_face_seen(joint: Joint, q: float, points: np.ndarray, world_from_camera, body_centre) -> bool:
+    """Whether the camera sees a door's outer face on a frame: the camera, moved with the door to its closed
+    pose, stands on the side of it away from its body."""
+    closing = joint.motion(joint.closed - q)
+    eye = transform(closing, np.asarray(world_from_camera)[None, :3, 3])[0]
+    centre = transform(closing, points).mean(axis=0)
+    return float((eye - centre) @ (centre - body_centre)) > 0.0
+
+
 def _door_shape(
-    points: np.ndarray, joint: Joint, body_centre: np.ndarray
+    points: np.ndarray, joint: Joint, body_centre: np.ndarray, inner: bool = False
 ) -> tuple[Shape, np.ndarray, np.ndarray]:
     """A door panel from its points at the closed pose: ``(shape, centre (3,), rotation 3x3)``, world frame;
-    with a bar handle where points stand off its face."""
+    with a bar handle where points stand off its face. ``inner``: the points are on its inner face (the
+    camera saw the door open from inside its swing): the panel stands out from them, and has no handle."""
     seen_centre = points.mean(axis=0)
     rotation = _panel_frame(points, joint.axis, seen_centre - body_centre)
     local = (points - seen_centre) @ rotation
@@ -205,9 +215,10 @@ def _door_shape(
     panel = local[local[:, 0] <= face + HANDLE_STANDOFF[0]]
     low, high = np.percentile(panel, 1, axis=0), np.percentile(panel, 99, axis=0)
     middle = (low + high) / 2
-    centre = seen_centre + rotation @ np.array([face - DOOR_THICKNESS / 2, middle[1], middle[2]])
+    out = DOOR_THICKNESS / 2 if inner else -DOOR_THICKNESS / 2
+    centre = seen_centre + rotation @ np.array([face + out, middle[1], middle[2]])
     size = (DOOR_THICKNESS, float(high[1] - low[1]), float(high[2] - low[2]))
-    handle = _handle_params(local, face, 2, middle[1:])
+    handle = {} if inner else _handle_params(local, face, 2, middle[1:])
     return Shape(DOOR.name, size, handle), centre, rotation
 
 
@@ -455,14 +466,20 @@ def fit_part(
             axis, q, closed, far = -axis, -q, -closed, -far
         q = q - closed
         joint = Joint(fit.type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0)
-    best = max((f for f in range(frames) if points[f] is not None and np.isfinite(q[f])),
-               key=lambda f: len(points[f]), default=None)  # fmt: skip
-    if best is None:  # without depth: the shape from the body's opening
+    usable = [f for f in range(frames) if points[f] is not None and np.isfinite(q[f])]
+    if not usable:  # without depth: the shape from the body's opening
         return _part_without_depth(prompt.name, body, joint, q, visible)
-    closing = joint.motion(joint.closed - q[best])
-    at_closed = transform(closing, points[best])
+    outer = usable
     if joint.type == "hinge":
-        shape, centre, rotation = _door_shape(at_closed, joint, body.position)
+        # A door's shape from a frame that shows its outer face: seen open from inside its swing, its inner
+        # face was taken for the outer one and the panel put its thickness inside (2 cm on a microwave).
+        outer = [
+            f for f in usable if _outer_face_seen(joint, q[f], points[f], pose_at(poses, f), body.position)
+        ]
+    best = max(outer or usable, key=lambda f: len(points[f]))
+    at_closed = transform(joint.motion(joint.closed - q[best]), points[best])
+    if joint.type == "hinge":
+        shape, centre, rotation = _door_shape(at_closed, joint, body.position, inner=not outer)
     else:
         shape, centre, rotation = _drawer_shape(at_closed, joint, body)
     return PartGeometry(
