@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from real2gym_addon.errors import DemoFolderError, WarningLog
 from real2gym_addon.geometry.camera import pose_matrix
 from real2gym_addon.geometry.fit_base import FittedObject
 from real2gym_addon.geometry.keyframes import GripperTrajectory
@@ -16,7 +17,6 @@ from real2gym_addon.geometry.shapes import Shape
 from real2gym_addon.geometry.stage import Geometry, ObjectGeometry
 from real2gym_addon.geometry.table import Table
 from real2gym_addon.prompts import parse_prompts
-from real2gym_addon.errors import DemoFolderError, WarningLog
 from real2gym_addon.verify.run import verify_scene
 
 FPS, FRAMES = 30.0, 75

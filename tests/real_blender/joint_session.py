@@ -63,6 +63,7 @@ def _record(result: dict, name: str) -> None:
         "joint": _joint_entry(report),
         "edit_log": [[e["kind"], e["object"], e["args"]] for e in report.get("edit_log", [])],
         "checks": {k: v["passed"] for k, v in report["verification"]["checks"].items()},
+        "verified": report["verification"]["passed"],
         "scene_edit_count": fixes.edit_count,
         "scene_verification": fixes.verification,
         "arrow_axis": _arrow_axis(),

@@ -49,7 +49,7 @@ def test_the_door_and_its_joint_in_the_gui(tmp_path: Path) -> None:
     prefix = [str(command)] if command.is_file() else [sys.executable, "-m", "real2gym_addon"]
     ran = subprocess.run([*prefix, "run", str(demo), "--out", str(out), "--backend", "given", "--no-blend", "-q"],
                          capture_output=True, text=True, cwd=REPO, timeout=300)  # fmt: skip
-    assert ran.returncode in (0, 1), ran.stderr[-2000:]  # 1: it ran, but today's core does not verify it
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]  # it verifies
     joint = next(
         p for o in json.loads((out / "report.json").read_text())["objects"] for p in o.get("parts", [])
     )
@@ -103,6 +103,9 @@ def test_the_door_and_its_joint_in_the_gui(tmp_path: Path) -> None:
     assert applied["active"] == "microwave.door"  # the rebuilt door is still the one selected
     assert undone["joint"] == before["joint"] and undone["edit_log"] == [] and undone["scene_edit_count"] == 0
     assert undone["arrow_axis"] == pytest.approx(before["arrow_axis"], abs=1e-5)
+    # The verdict: verified, then failed on the tilted hinge, then verified again after the undo.
+    assert (before["verified"], applied["verified"], undone["verified"]) == (True, False, True)
+    assert applied["checks"]["joint_fidelity"] is False and undone["checks"] == before["checks"]
 
     # The screenshot: the 3D view is drawn, and the door and its arrow lie inside it.
     image = cv2.imread(result["shot"])
