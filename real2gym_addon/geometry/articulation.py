@@ -518,7 +518,13 @@ def part_events(name: str, part: PartGeometry, fps: float, opening: np.ndarray |
     if len(moved):
         start = int(moved[0])
         event = "push"
-        if opening is not None:
+        if opening is None and share[-1] > share[start] and "handle_length" in part.shape.params:
+            # Unrecorded, a part with a handle that opens away from its body is pulled by it: a push
+            # from the face its motion leaves behind put the hand inside the cabinet.
+            event = "grasp"
+            still = np.flatnonzero(np.abs(q - q[-1]) > MOVING[joint.type])  # let go where it stops
+            events.append({"frame": int(min(len(q) - 1, still[-1] + 1)), "event": "release", "object": name})
+        elif opening is not None:
             before = max(0, start - int(round(GRIP_WINDOW_S * fps)))
             closed_on_it = opening[start] > EMPTY_GRIP  # fingers that close on nothing push with their tips
             if closed_on_it and opening[before : start + 1].max() - opening[start] > GRIP_CLOSING:
@@ -675,7 +681,7 @@ def fit_object_parts(
                 name, part, demo.video.fps, None if trajectory is None else trajectory.opening
             )
             grasp = next((e["frame"] for e in events if e["event"] == "grasp"), None)
-            if grasp is not None:
+            if grasp is not None and trajectory is not None:
                 obj.parts[-1] = handle_where_held(part, trajectory.positions[grasp], part.filled_q()[grasp])
             keyframes += events
     return keyframes

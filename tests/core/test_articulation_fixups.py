@@ -168,3 +168,28 @@ def test_closed_fingers_push_and_fingers_on_a_bar_grasp() -> None:
     opening[20:] = 0.0  # closed on nothing: its tips push
     events = {e["event"] for e in part_events("cabinet.door", door, fps, opening)}
     assert "push" in events and "grasp" not in events
+
+
+def test_unrecorded_a_part_with_a_handle_is_pulled_open_and_pushed_shut() -> None:
+    chest = _chest()
+    front = _front_frame(chest)
+    centre = chest.position + front @ np.array([0.05, 0.0, 0.05])
+    handle = {"wall_thickness": 0.01, "bottom_thickness": 0.008, "handle_length": 0.1}
+    q = np.zeros(FRAMES)
+    q[20:40] = np.linspace(0.0, 0.15, 20)
+    q[40:] = 0.15
+    drawer = PartGeometry("drawer", Shape("drawer", (0.2, 0.3, 0.1), handle), centre, front, 0.0,
+                          Joint("slide", front[:, 0], centre, (0.0, 0.2)), q, np.ones(FRAMES, bool))  # fmt: skip
+    events = {e["event"]: e["frame"] for e in part_events("chest.drawer", drawer, 15.0, None)}
+    moved, stopped = np.flatnonzero(q > 0.01)[0], np.flatnonzero(q < 0.15 - 0.01)[-1] + 1  # 1 cm: MOVING
+    assert (events["grasp"], events["release"]) == (moved, stopped) and "push" not in events
+    shut = PartGeometry(
+        "drawer", drawer.shape, centre, front, 0.0, drawer.joint, q[::-1].copy(), drawer.visible
+    )
+    events = {e["event"] for e in part_events("chest.drawer", shut, 15.0, None)}
+    assert "push" in events and "grasp" not in events  # a push shuts it
+    plain = Shape("drawer", (0.2, 0.3, 0.1), {"wall_thickness": 0.01, "bottom_thickness": 0.008})
+    bare = PartGeometry("drawer", plain, centre, front, 0.0, drawer.joint, q, drawer.visible)
+    assert "grasp" not in {
+        e["event"] for e in part_events("chest.drawer", bare, 15.0, None)
+    }  # nothing to pull by
