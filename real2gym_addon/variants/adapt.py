@@ -27,6 +27,7 @@ from ..geometry.camera import yaw_rotation
 from ..geometry.fit import FittedObject
 from ..geometry.keyframes import GripperTrajectory
 from ..geometry.motion import Motion
+from ..geometry.parts import PartGeometry
 from ..geometry.stage import Geometry, ObjectGeometry
 
 BLEND_SHARE = 0.6
@@ -198,6 +199,7 @@ def adapt(
             motion = dataclasses.replace(
                 obj.motion, positions=_apply(world, obj.motion.positions), yaws=obj.motion.yaws + turn
             )
+            obj = dataclasses.replace(obj, parts=[_moved_part(part, world) for part in obj.parts])
         shape = obj.fitted.shape
         if obj is manipulated and abs(scale - 1.0) > 1e-9:
             shape = shape.scaled((scale, scale, scale))
@@ -271,6 +273,17 @@ def _carried_motion(
     return dataclasses.replace(motion, positions=positions, yaws=yaws, static=False)
 
 
+def _moved_part(part: PartGeometry, world: np.ndarray) -> PartGeometry:
+    """A part moved with its body by the rigid map ``world`` (4x4): its pose, its joint's axis and pivot."""
+    turn = world[:3, :3]
+    joint = dataclasses.replace(
+        part.joint, axis=turn @ part.joint.axis, pivot=_apply(world, part.joint.pivot)
+    )
+    return dataclasses.replace(
+        part, position=_apply(world, part.position), rotation=turn @ part.rotation, joint=joint
+    )
+
+
 def _reindexed(obj: ObjectGeometry, index: np.ndarray) -> ObjectGeometry:
     motion = obj.motion
     reindexed = dataclasses.replace(
@@ -281,4 +294,9 @@ def _reindexed(obj: ObjectGeometry, index: np.ndarray) -> ObjectGeometry:
         tilts=None if motion.tilts is None else motion.tilts[index],
     )
     visible = [obj.visible[i] for i in index] if len(obj.visible) == len(motion.positions) else obj.visible
-    return dataclasses.replace(obj, motion=reindexed, visible=visible)
+    # A part's value holds while the hand settles, as the objects do.
+    parts = [
+        dataclasses.replace(p, q=np.asarray(p.q)[index], visible=np.asarray(p.visible)[index])
+        for p in obj.parts
+    ]
+    return dataclasses.replace(obj, motion=reindexed, visible=visible, parts=parts)

@@ -344,10 +344,13 @@ def joint_fidelity(geometry: Geometry, record: SimulationRecord) -> dict | None:
     for obj in geometry.objects:
         for part in obj.parts:
             key = part_key(obj.name, part.name)
-            measured = np.isfinite(part.q[: record.frames])
-            if key not in record.joint_values or not measured.any():
+            if key not in record.joint_values:
                 continue
-            error = record.joint_values[key][: record.frames][measured] - part.q[: record.frames][measured]
+            frames = min(record.frames, len(part.q))  # a variant's settling frames measure nothing
+            measured = np.isfinite(part.q[:frames])
+            if not measured.any():
+                continue
+            error = record.joint_values[key][:frames][measured] - part.q[:frames][measured]
             rms = float(np.sqrt(np.mean(error**2)))
             worst = int(np.flatnonzero(measured)[np.argmax(np.abs(error))])
             figures[key] = {"rms": round(rms, 4), "worst_frame": worst, "limit": JOINT_FIDELITY_LIMIT[part.joint.type],

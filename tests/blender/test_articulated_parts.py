@@ -312,3 +312,34 @@ def test_a_bad_joint_fix_changes_nothing(run: Path, empty_scene) -> None:
             bpy.ops.real2gym.set_joint(object_name=OBJECT, **arguments)
         assert (run / "report.json").read_bytes() == original
     assert message in empty_scene.real2gym.fixes.status
+
+
+def _yaw(frame: dict) -> float:
+    """An upright body's yaw (rad) from a report frame's ``quaternion_world`` ``[w, x, y, z]``."""
+    w, _, _, z = frame["quaternion_world"]
+    return 2.0 * math.atan2(z, w)
+
+
+def test_variants_move_the_door_with_its_microwave(run: Path) -> None:
+    """A variant set of the microwave scene: the door's hinge (pivot and axis) goes where the body goes, and
+    most variants verify (18 of 20 at the default ranges; 4 drawn here)."""
+    main = _module("real2gym_addon.cli").main
+    assert main(["vary", str(run), "--count", "4", "--no-render", "-q"]) == 0
+    entries = json.loads((run / "variants" / "summary.json").read_text())
+    verified = [e for e in entries if e["passed"]]
+    assert len(verified) >= 3, [e["reason"] for e in entries]
+    demo = _report(run)
+    demo_body = next(o for o in demo["objects"] if o["name"] == OBJECT)["frames"][0]
+    demo_joint = _part_entry(demo)["joint"]
+    for entry in verified:
+        report = json.loads((run / "variants" / entry["id"] / "report.json").read_text())
+        body = next(o for o in report["objects"] if o["name"] == OBJECT)["frames"][0]
+        turn = _yaw(body) - _yaw(demo_body)
+        c, s = math.cos(turn), math.sin(turn)
+        about_z = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        joint = _part_entry(report)["joint"]
+        offset = np.subtract(demo_joint["pivot_world"], demo_body["position_world"])
+        assert joint["pivot_world"] == pytest.approx(
+            np.add(body["position_world"], about_z @ offset), abs=1e-4
+        )
+        assert joint["axis_world"] == pytest.approx(about_z @ demo_joint["axis_world"], abs=1e-5)
