@@ -5,15 +5,19 @@ verifier steps it (the target moves every :data:`~..verify.simulate.CONTROL_PERI
 
 - Observations (a ``Dict``): ``gripper`` (grasp centre position (3,) in m, orientation
   ``[w, x, y, z]`` (4,), finger opening in [0, 1]) and ``objects`` (per object in
-  task.json's order: centre (3,) and ``[w, x, y, z]`` (4,)); world frame, z up, table at 0.
+  task.json's order: centre (3,) and ``[w, x, y, z]`` (4,)); world frame, z up, table at 0;
+  for a scene with moving parts also ``joints`` (each part's joint value, rad or m, in the
+  order of the report's objects and their parts: :attr:`Real2GymEnv.joint_names`).
 - Actions: ``Box(-1, 1, (7,))``: the hand's target moves by ``a[:3] * MAX_MOVE`` (m), turns
   by the rotation vector ``a[3:6] * MAX_TURN`` (rad, world frame), and the fingers go to
   ``(a[6] + 1) / 2`` of their full opening.
 - Reward 1 and ``terminated`` when the task's success predicate holds (the object in or on
-  its target, let go and settled; lifted for ``lift``); ``truncated`` after the demo's
-  length and a second more.
+  its target, let go and settled; lifted for ``lift``; a part open or closed for ``open`` and
+  ``close``; for ``steps`` each step holding, the steps having come to hold in their order, and
+  the carried object let go and settled); ``truncated`` after the demo's length and a second more.
 - ``reset(seed=...)`` draws the objects' start poses, friction and mass from the plan's
-  ranges (task.json ``plan``); :meth:`Real2GymEnv.demo_actions` adapts the demo to them.
+  ranges (task.json ``plan``); :meth:`Real2GymEnv.demo_actions` adapts the demo to them. An
+  object fixed in the scene (a microwave) is moved as a whole, its parts with it.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import numpy as np
 from gymnasium import spaces
 from scipy.spatial.transform import Rotation
 
+from ..geometry.parts import part_key
 from ..geometry.report_io import geometry_from_report
 from ..mjcf.export import START_CLEARANCE
 from ..mjcf.gripper import MAX_OPENING, NAMES
 from ..report import read_report
-from ..tasks import TaskState, task_type
+from ..tasks import STEPS_FIELD, TaskState, task_type
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
 from ..verify.simulate import HAND_LEAD_S, step_targets
@@ -45,6 +50,8 @@ FAR = 10.0
 """m: positions in observations lie within this of the world's origin (the table's centre is near it)."""
 EXTRA_S = 1.0
 """An episode lasts the demo's length and this many seconds more."""
+JOINT_SLACK = {"hinge": 0.1, "slide": 0.02}
+"""rad, m: a joint's observation space reaches this far past its range (its limits are soft)."""
 
 
 class Real2GymEnv(gymnasium.Env):
@@ -86,6 +93,16 @@ class Real2GymEnv(gymnasium.Env):
         self._slides = [self.model.joint(NAMES[f"{side}_joint"]).qposadr[0] for side in ("left", "right")]
         self._actuators = [self.model.actuator(NAMES[f"{s}_actuator"]).id for s in ("left", "right")]
         self._pads = {self.model.geom(NAMES["left_pad"]).id, self.model.geom(NAMES["right_pad"]).id}
+        # Each moving part's joint: its qpos address and the report's joint (its range and closed end).
+        self._parts = {
+            part_key(o.name, p.name): (self.model.jnt_qposadr[self.model.body(bodies[part_key(o.name, p.name)]).jntadr[0]],
+                                       p.joint)
+            for o in self._geometry.objects for p in o.parts
+        }  # fmt: skip
+        self.joint_names = list(self._parts)
+        self._base_pos = self.model.body_pos.copy()
+        self._base_quat = self.model.body_quat.copy()
+        self._held_since = None  # a steps task: per step, the step it has held since (None: not holding)
         self._chunk = max(1, int(round(self.task_info["control_period_s"] / self.model.opt.timestep)))
         self._base_friction = self.model.geom_friction.copy()
         self._base_mass = self.model.body_mass.copy()
@@ -104,6 +121,10 @@ class Real2GymEnv(gymnasium.Env):
             "objects": spaces.Box(np.tile(pose_low, len(self._names)), np.tile(pose_high, len(self._names)),
                                   dtype=np.float64),
         })  # fmt: skip
+        if self._parts:
+            low = [min(j.range) - JOINT_SLACK[j.type] for _, j in self._parts.values()]
+            high = [max(j.range) + JOINT_SLACK[j.type] for _, j in self._parts.values()]
+            self.observation_space["joints"] = spaces.Box(np.array(low), np.array(high), dtype=np.float64)
         self._renderer = None
         self._width = width or self.model.vis.global_.offwidth
         self._height = height or self.model.vis.global_.offheight
@@ -137,9 +158,15 @@ class Real2GymEnv(gymnasium.Env):
             self.model.geom_friction[geoms, 0] *= params["friction_scale"]
             self.model.body_mass[body] *= params["mass_scale"]
             self.model.body_inertia[body] *= params["mass_scale"]
+        self.model.body_pos[:] = self._base_pos
+        self.model.body_quat[:] = self._base_quat
+        demo_objects = {o.name: o for o in self._geometry.objects}
         mujoco.mj_resetData(self.model, self.data)
         for obj in geometry.objects:
             joint = self._joints.get(obj.name, -1)
+            if joint < 0 and obj.name in demo_objects:
+                self._move_fixed(obj, demo_objects[obj.name])
+                continue
             if joint < 0 or self.model.jnt_type[joint] != mujoco.mjtJoint.mjJNT_FREE:
                 continue
             address = self.model.jnt_qposadr[joint]
@@ -162,6 +189,7 @@ class Real2GymEnv(gymnasium.Env):
             self.model, self.data, int(round(self.task_info["pre_roll_s"] / self.model.opt.timestep))
         )
         self._steps = 0
+        self._held_since = None
         self._start_height = float(self.data.xpos[self._bodies[self._names.index(self._task["object"])]][2])
         return self._observation(), self._info()
 
@@ -218,8 +246,13 @@ class Real2GymEnv(gymnasium.Env):
             "objects": np.clip(
                 objects, self.observation_space["objects"].low, self.observation_space["objects"].high
             ),
+            **({"joints": self._joint_values()} if self._parts else {}),
             **({"image": self._camera_image()} if self._observe_image else {}),
         }
+
+    def _joint_values(self) -> np.ndarray:
+        values = np.array([self.data.qpos[address] for address, _ in self._parts.values()])
+        return np.clip(values, self.observation_space["joints"].low, self.observation_space["joints"].high)
 
     def _info(self) -> dict:
         return {"is_success": bool(self.is_success()), "step": self._steps}
@@ -228,8 +261,13 @@ class Real2GymEnv(gymnasium.Env):
         """The task's success predicate on the current state (task.json ``success``)."""
         rule = self.task_info["success"]
         kind = task_type(rule["type"])
+        if kind.needs_part:  # the part's own value decides; the hand may still be on it
+            return bool(kind.success(self._part_state(self._task))["passed"])
         moved = self._bodies[self._names.index(rule["object"])]
-        if not kind.success(self._task_state(rule["object"], rule.get("target")))["passed"]:
+        if STEPS_FIELD in self._task and rule["type"] == "steps":
+            if not self._steps_hold():
+                return False
+        elif not kind.success(self._task_state(rule["object"], rule.get("target")))["passed"]:
             return False
         if not kind.releases:  # a lift: still in the hand
             return self._held(moved)
@@ -249,7 +287,50 @@ class Real2GymEnv(gymnasium.Env):
         axis = (
             self.data.xpos[other] + self.data.xmat[other].reshape(3, 3) @ self._shapes[target].axis_offset()
         )
-        return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target])
+        return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target],
+                         target_rotation=self.data.xmat[other].reshape(3, 3).copy())  # fmt: skip
+
+    def _part_state(self, task: dict) -> TaskState:
+        """A part task's state now: its joint's value and how open that is."""
+        address, joint = self._parts[part_key(task["object"], task["part"])]
+        q = float(self.data.qpos[address])
+        return TaskState(None, None, part_opening=joint.opening(q), part_q=q, to=task.get("to"))
+
+    def _steps_hold(self) -> bool:
+        """A ``steps`` task now: every step holds, and they came to hold (for good, as the verifier reads
+        it) in their order. Called once per environment step (through :meth:`_info`)."""
+        steps = self._task[STEPS_FIELD]
+        if self._held_since is None:
+            self._held_since = [None] * len(steps)
+        for i, step in enumerate(steps):
+            kind = task_type(step["type"])
+            state = (self._part_state(step) if kind.needs_part
+                     else self._task_state(step["object"], step.get("target")))  # fmt: skip
+            holds = bool(kind.success(state)["passed"])
+            self._held_since[i] = (
+                (self._steps if self._held_since[i] is None else self._held_since[i]) if holds else None
+            )
+        since = self._held_since
+        return all(s is not None for s in since) and all(
+            a <= b for a, b in zip(since, since[1:], strict=False)
+        )
+
+    def _move_fixed(self, obj, demo) -> None:
+        """An object fixed in the scene (no free joint) put where its variant stands: its body (a child of
+        the world) moved by the change from the demo's start pose; its parts, its children, go with it."""
+        old = np.eye(4)
+        old[:3, :3] = Rotation.from_rotvec([0.0, 0.0, float(demo.motion.yaws[0])]).as_matrix()
+        old[:3, 3] = demo.motion.positions[0]
+        new = np.eye(4)
+        new[:3, :3] = Rotation.from_rotvec([0.0, 0.0, float(obj.motion.yaws[0])]).as_matrix()
+        new[:3, 3] = obj.motion.positions[0]
+        change = new @ np.linalg.inv(old)
+        body = self._bodies[self._names.index(obj.name)]
+        self.model.body_pos[body] = change[:3, :3] @ self._base_pos[body] + change[:3, 3]
+        turned = Rotation.from_matrix(change[:3, :3]) * Rotation.from_quat(
+            self._base_quat[body][[1, 2, 3, 0]]
+        )
+        self.model.body_quat[body] = turned.as_quat()[[3, 0, 1, 2]]
 
     def _held(self, body: int) -> bool:
         for contact in self.data.contact[: self.data.ncon]:
