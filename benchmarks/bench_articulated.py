@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -46,11 +47,20 @@ JOINT_TIME_TARGET_S = 2.0
 
 
 def _scenes() -> dict[str, dict[str, Path]]:
+    """The sets' scenes (made once); only those named in ``$REAL2GYM_ARTICULATED_SETS`` (comma-separated)
+    where it is set."""
     sys.path.insert(0, str(REPO / "tools"))
     from make_articulated_set import articulated_set
 
-    return {name: articulated_set(CACHE / name, seeds, SCENES, options, jobs=2)
-            for name, (seeds, options) in SETS.items()}  # fmt: skip
+    wanted = [n for n in os.environ.get("REAL2GYM_ARTICULATED_SETS", "").split(",") if n] or list(SETS)
+    unknown = sorted(set(wanted) - set(SETS))
+    if unknown:
+        raise SystemExit(
+            f"REAL2GYM_ARTICULATED_SETS: no set {', '.join(unknown)} (the sets: {', '.join(SETS)})"
+        )
+    return {
+        name: articulated_set(CACHE / name, SETS[name][0], SCENES, SETS[name][1], jobs=2) for name in wanted
+    }
 
 
 def _run(scene: Path, out: Path) -> int:
@@ -81,7 +91,9 @@ def score(out: Path, scene: Path) -> list[dict]:
     for entry in report["objects"]:
         for part in entry.get("parts", []):
             joint = part["joint"]
-            true = next(j for j in truth["joints"] if j["object"] == entry["name"] and j["part"] == part["name"])
+            true = next(
+                j for j in truth["joints"] if j["object"] == entry["name"] and j["part"] == part["name"]
+            )
             true_axis = to_report[:3, :3] @ np.asarray(true["axis_world"], float)
             true_pivot = to_report[:3, :3] @ np.asarray(true["pivot_world"], float) + to_report[:3, 3]
             axis = np.asarray(joint["axis_world"], float)
