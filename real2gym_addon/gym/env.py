@@ -36,7 +36,7 @@ from ..geometry.report_io import geometry_from_report
 from ..mjcf.export import START_CLEARANCE
 from ..mjcf.gripper import MAX_OPENING, NAMES
 from ..report import read_report
-from ..tasks import STEPS_FIELD, TaskState, task_type
+from ..tasks import STEPS, STEPS_FIELD, TaskState, task_type
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
 from ..verify.simulate import HAND_LEAD_S, step_targets
@@ -264,7 +264,7 @@ class Real2GymEnv(gymnasium.Env):
         if kind.needs_part:  # the part's own value decides; the hand may still be on it
             return bool(kind.success(self._part_state(self._task))["passed"])
         moved = self._bodies[self._names.index(rule["object"])]
-        if STEPS_FIELD in self._task and rule["type"] == "steps":
+        if kind is STEPS:
             if not self._steps_hold():
                 return False
         elif not kind.success(self._task_state(rule["object"], rule.get("target")))["passed"]:
