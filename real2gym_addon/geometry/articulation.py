@@ -198,7 +198,7 @@ def _outer_face_seen(joint: Joint, q: float, points: np.ndarray, world_from_came
     pose, stands on the side of it away from its body."""
     closing = joint.motion(joint.closed - q)
     eye = transform(closing, np.asarray(world_from_camera)[None, :3, 3])[0]
-    centre = transform(closing, points).mean(axis=0)
+    centre = transform(closing, points.mean(axis=0)[None])[0]  # a rigid move keeps the mean: move it alone
     return float((eye - centre) @ (centre - body_centre)) > 0.0
 
 
@@ -667,11 +667,11 @@ def fit_object_parts(
                 obj.fitted = face_the_part(obj.fitted, where)
                 obj.motion.yaws[:] = obj.fitted.yaw
             part = obj.parts[-1] = drawer_inside(part, obj.fitted)
-            behind = body_behind_door(obj.fitted, part)
-            if door_setback(obj.fitted, part) > DOOR_SETBACK:
+            behind, setback = body_behind_door(obj.fitted, part), door_setback(obj.fitted, part)
+            if setback > DOOR_SETBACK:
                 log.warn(
                     "geometry",
-                    f"part '{name}': closed, it stands {100 * door_setback(obj.fitted, part):.1f} cm into "
+                    f"part '{name}': closed, it stands {100 * setback:.1f} cm into "
                     f"'{prompt.name}' and cannot close in the simulation; check the body's fit and the door's "
                     "(the Fixes panel, or `real2gym fix --part`)",
                 )

@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 from scipy.spatial.transform import Rotation
 
+from ..geometry.camera import pose_matrix, yaw_rotation
 from ..geometry.parts import part_key
 from ..geometry.report_io import geometry_from_report
 from ..mjcf.export import START_CLEARANCE
@@ -318,12 +319,8 @@ class Real2GymEnv(gymnasium.Env):
     def _move_fixed(self, obj, demo) -> None:
         """An object fixed in the scene (no free joint) put where its variant stands: its body (a child of
         the world) moved by the change from the demo's start pose; its parts, its children, go with it."""
-        old = np.eye(4)
-        old[:3, :3] = Rotation.from_rotvec([0.0, 0.0, float(demo.motion.yaws[0])]).as_matrix()
-        old[:3, 3] = demo.motion.positions[0]
-        new = np.eye(4)
-        new[:3, :3] = Rotation.from_rotvec([0.0, 0.0, float(obj.motion.yaws[0])]).as_matrix()
-        new[:3, 3] = obj.motion.positions[0]
+        old = pose_matrix(demo.motion.positions[0], yaw_rotation(float(demo.motion.yaws[0])))
+        new = pose_matrix(obj.motion.positions[0], yaw_rotation(float(obj.motion.yaws[0])))
         change = new @ np.linalg.inv(old)
         body = self._bodies[self._names.index(obj.name)]
         self.model.body_pos[body] = change[:3, :3] @ self._base_pos[body] + change[:3, 3]
