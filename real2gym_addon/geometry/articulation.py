@@ -7,6 +7,11 @@ For each part prompted on an object (a door, a drawer), from the part's own mask
    motion clearly better, unless the prompt names one). Without depth, :func:`.joint.fit_joint_without_depth`
    tries a hinge on each edge of the body's opening and a slide along its normal against the part's
    silhouettes. A joint given in prompts.json is used as given; the video then only measures ``q``.
+   A door's hinge line is then checked against its panel's planes (:func:`_hinge_from_planes`): the
+   points place the line well across a door that turns slowly in view, but a door swung shut in a few
+   frames leaves it free along the panel's normal (a rigid slide within its own plane moves no point
+   off its surface), and it was found 4 to 9 cm behind a microwave's door. A line that far from where
+   the planes put it is taken from the planes, with a warning.
 2. **Which end is closed.** Of the two ends of the observed range, the part is closed at the one where
    it lies nearest its body's centre (a door against its frame, a drawer pushed in). The axis is
    turned so that opening is positive and ``q`` is 0 closed: the range is ``[0, most open seen]``.
@@ -191,6 +196,60 @@ def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.
     return {"handle_length": float(max(along[1] - along[0], 0.03)),
             "handle_depth": depth,
             "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
+
+
+PLANE_TURN = 0.05
+"""The panels' normals must spread this much (the smaller across-axis eigenvalue of their mean outer
+product; 0.05 is two views 35 degrees apart, or about 15 degrees each side) for their planes to place a
+hinge line."""
+PLANAR = 0.3
+"""A frame's points are a panel where their thinnest spread is under this share of the next."""
+HINGE_SLACK = 0.015
+"""m: a fitted hinge line is kept while it lies within half a door's thickness and this of the line its
+planes give."""
+
+
+def _hinge_from_planes(
+    joint: Joint, points: list[np.ndarray | None], q: np.ndarray, eyes: np.ndarray
+) -> np.ndarray | None:
+    """The point across ``joint.axis`` that a door's planes put its hinge line through, or None where
+    the frames' planes do not turn enough to tell (:data:`PLANE_TURN`).
+
+    A hinge line lies in a panel's plane whatever it turns to. Each measured frame's panel (its points'
+    plane, the face the camera sees moved :data:`DOOR_THICKNESS` / 2 away from the camera: the middle of
+    the panel, which face is seen changing as it turns) holds the line; the least-squares point on all
+    of them is where it runs, to within half the panel's thickness (where in its thickness the hinge
+    sits is not seen).
+
+    Args:
+        joint: The fitted hinge (its axis is kept).
+        points: Per frame, the part's points (world), or None.
+        q: Per frame, the joint's value (NaN where not measured).
+        eyes: ``(F, 3)`` the camera's position per frame.
+    """
+    axis = joint.axis
+    normals, offsets = [], []
+    for f, cloud in enumerate(points):
+        if cloud is None or len(cloud) < MIN_POINTS or not np.isfinite(q[f]):
+            continue
+        centre = cloud.mean(axis=0)
+        spread, directions = np.linalg.svd(cloud - centre, full_matrices=False)[1:]
+        if spread[2] > PLANAR * spread[1]:
+            continue
+        normal = directions[2] - axis * (directions[2] @ axis)
+        normal /= max(np.linalg.norm(normal), 1e-9)
+        if normal @ (eyes[f] - centre) < 0:
+            normal = -normal
+        normals.append(normal)
+        offsets.append(normal @ centre + _face_offset((cloud - centre) @ normal) - DOOR_THICKNESS / 2)
+    if len(normals) < 2:
+        return None
+    normals, offsets = np.array(normals), np.array(offsets)
+    scatter = normals.T @ normals / len(normals)
+    if np.linalg.eigvalsh(scatter)[1] < PLANE_TURN:  # [0] is along the axis (0)
+        return None
+    along = axis @ joint.pivot  # the point level with the fitted pivot
+    return np.linalg.solve(scatter + np.outer(axis, axis), normals.T @ offsets / len(normals) + axis * along)
 
 
 def _outer_face_seen(joint: Joint, q: float, points: np.ndarray, world_from_camera, body_centre) -> bool:
@@ -409,6 +468,7 @@ def fit_part(
     camera,
     poses: np.ndarray,
     depth_of,
+    log: WarningLog | None = None,
 ) -> PartGeometry:
     """One part's joint, shape and per-frame value (see the module's steps 1 to 3).
 
@@ -421,6 +481,7 @@ def fit_part(
         camera: Intrinsics.
         poses: world_from_camera, ``4x4`` or per frame ``Nx4x4``.
         depth_of: frame -> cleaned depth (``HxW`` metres) or None without depth.
+        log: Where a hinge line moved onto its door's planes is told (none: not told).
 
     Raises:
         GeometryError: The part is never measured well enough to fit its joint, naming it.
@@ -466,6 +527,21 @@ def fit_part(
             axis, q, closed, far = -axis, -q, -closed, -far
         q = q - closed
         joint = Joint(fit.type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0)
+        planes = None
+        if has_depth and joint.type == "hinge":
+            eyes = np.array([pose_at(poses, f)[:3, 3] for f in range(frames)])
+            planes = _hinge_from_planes(joint, points, q, eyes)
+        if planes is not None:
+            apart = pivot - planes - axis * ((pivot - planes) @ axis)
+            if np.linalg.norm(apart) > DOOR_THICKNESS / 2 + HINGE_SLACK:
+                joint = dataclasses.replace(joint, pivot=planes)
+                if log is not None:
+                    log.warn(
+                        "geometry",
+                        f"part '{name}': its motion put the hinge {100 * np.linalg.norm(apart):.1f} cm off the "
+                        "line its panel's planes share (the door swung in too few frames to place it); the "
+                        "hinge is on that line, within half the door's thickness: check it in the Fixes panel",
+                    )
     usable = [f for f in range(frames) if points[f] is not None and np.isfinite(q[f])]
     if not usable:  # without depth: the shape from the body's opening
         return _part_without_depth(prompt.name, body, joint, q, visible)
@@ -659,7 +735,7 @@ def fit_object_parts(
             track = tracks[name]
             visible = [track.frame_summary(f)["visible"] for f in range(len(track.masks))]
             part = fit_part(
-                part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of
+                part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of, log
             )
             obj.parts.append(part)
             where = part.pose_at(part.joint.closed)[:3, 3]

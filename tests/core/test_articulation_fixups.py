@@ -1,5 +1,6 @@
 """What makes a fitted body and its part simulate together: a drawer inside its chest, a body behind its
-closed door, a handle where the recorded hand closed, and a push told from a grasp.
+closed door, a handle where the recorded hand closed, a push told from a grasp, and a door's hinge line
+where its panel's planes put it.
 
 Each case is built by hand from known boxes (no video), so each rule is checked apart from the fits;
 the articulated benchmark (benchmarks/bench_articulated.py) measures them on generated scenes.
@@ -14,11 +15,13 @@ from scipy.spatial.transform import Rotation
 
 from real2gym.real2gym_addon.geometry.articulation import (
     DOOR_GAP,
+    DOOR_THICKNESS,
     DRAWER_CLEARANCE,
     GRIP_SPAN,
     body_behind_door,
     drawer_inside,
     handle_where_held,
+    _hinge_from_planes,
     part_events,
 )
 from real2gym.real2gym_addon.geometry.camera import transform, yaw_rotation
@@ -193,3 +196,46 @@ def test_unrecorded_a_part_with_a_handle_is_pulled_open_and_pushed_shut() -> Non
     assert "grasp" not in {
         e["event"] for e in part_events("chest.drawer", bare, 15.0, None)
     }  # nothing to pull by
+
+
+def _door_faces(hinge: np.ndarray, angles: np.ndarray, eye: np.ndarray, thick: float, rng) -> list[np.ndarray]:
+    """A 30 x 40 cm door hinged at its outer face's edge (about +z through ``hinge``), turned to each angle;
+    per frame the points of the face the camera at ``eye`` sees, with 1.5 mm of depth noise."""
+    y, z = np.meshgrid(np.linspace(0.0, 0.3, 30), np.linspace(0.0, 0.4, 30))
+    clouds = []
+    for angle in angles:
+        turn = Rotation.from_rotvec([0.0, 0.0, angle]).as_matrix()
+        faces = [np.column_stack([np.full(y.size, -offset), y.ravel(), z.ravel()]) for offset in (0.0, thick)]
+        middle = turn @ np.array([-thick / 2, 0.15, 0.2]) + hinge
+        seen = 0 if (eye - middle) @ (turn @ np.array([1.0, 0.0, 0.0])) > 0 else 1
+        cloud = faces[seen] @ turn.T + hinge
+        clouds.append(cloud + rng.normal(0.0, 0.0015, cloud.shape))
+    return clouds
+
+
+def _off_line(point: np.ndarray, hinge: np.ndarray) -> float:
+    return float(np.linalg.norm((point - hinge)[:2]))
+
+
+@pytest.mark.parametrize("thick", [0.016, 0.03])
+def test_a_hinge_line_far_off_its_door_is_found_from_its_planes(thick: float) -> None:
+    """Shut in a few frames after standing open, the door's planes place the line within half its thickness."""
+    rng = np.random.default_rng(7)
+    hinge, eye = np.array([0.2, -0.1, 0.0]), np.array([1.2, 0.9, 0.8])
+    angles = np.r_[np.full(40, 1.6), np.linspace(1.6, 0.0, 8), np.zeros(12)]
+    clouds = _door_faces(hinge, angles, eye, thick, rng)
+    wrong = Joint("hinge", np.array([0.0, 0.0, 1.0]), hinge + np.array([-0.07, 0.03, 0.1]), (0.0, 1.6))
+    found = _hinge_from_planes(wrong, clouds, angles, np.tile(eye, (len(angles), 1)))
+    assert found is not None
+    # The line is placed within half the panel's thickness; where in its thickness the hinge sits is unseen.
+    assert _off_line(found, hinge) < np.hypot(thick - DOOR_THICKNESS / 2, DOOR_THICKNESS / 2) + 0.004
+    assert found[2] == pytest.approx(0.1, abs=1e-9)  # level with the fitted pivot
+
+
+def test_planes_that_barely_turn_place_no_hinge_line() -> None:
+    rng = np.random.default_rng(8)
+    hinge, eye = np.array([0.2, -0.1, 0.0]), np.array([1.2, 0.9, 0.8])
+    angles = np.linspace(0.0, np.radians(12.0), 30)
+    clouds = _door_faces(hinge, angles, eye, 0.02, rng)
+    joint = Joint("hinge", np.array([0.0, 0.0, 1.0]), hinge, (0.0, angles[-1]))
+    assert _hinge_from_planes(joint, clouds, angles, np.tile(eye, (len(angles), 1))) is None
