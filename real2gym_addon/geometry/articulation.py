@@ -7,11 +7,12 @@ For each part prompted on an object (a door, a drawer), from the part's own mask
    motion clearly better, unless the prompt names one). Without depth, :func:`.joint.fit_joint_without_depth`
    tries a hinge on each edge of the body's opening and a slide along its normal against the part's
    silhouettes. A joint given in prompts.json is used as given; the video then only measures ``q``.
-   A door's hinge line is then checked against its panel's planes (:func:`_hinge_from_planes`): the
+   A door's hinge line is then checked against its panel's planes (:func:`hinge_line_from_planes`): the
    points place the line well across a door that turns slowly in view, but a door swung shut in a few
    frames leaves it free along the panel's normal (a rigid slide within its own plane moves no point
    off its surface), and it was found 4 to 9 cm behind a microwave's door. A line that far from where
-   the planes put it is taken from the planes, with a warning.
+   the planes put it is taken from the planes, with a warning. An axis within :data:`HINGE_SQUARE` of
+   plumb or level is made so.
 2. **Which end is closed.** Of the two ends of the observed range, the part is closed at the one where
    it lies nearest its body's centre (a door against its frame, a drawer pushed in). The axis is
    turned so that opening is positive and ``q`` is 0 closed: the range is ``[0, most open seen]``.
@@ -35,7 +36,9 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import WarningLog
+from ..trajectory import FULL_OPENING
 from .camera import back_project, pose_at, pose_matrix, transform, yaw_rotation
+from .carry import release_after
 from .fit_base import FittedObject
 from .joint import fit_joint, fit_joint_without_depth
 from .keyframes import GripperTrajectory
@@ -198,6 +201,10 @@ def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.
             "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
 
 
+HINGE_SQUARE = math.radians(5.0)
+"""A fitted hinge axis within this of the world's up is made plumb, and within this of level is made level:
+furniture's hinges are one or the other, and a door hung 1 degree off plumb swings shut under its own
+weight in the simulation (a microwave's door fell 0.8 rad while the cup went in)."""
 PLANE_TURN = 0.05
 """The panels' normals must spread this much (the smaller across-axis eigenvalue of their mean outer
 product; 0.05 is two views 35 degrees apart, or about 15 degrees each side) for their planes to place a
@@ -209,7 +216,18 @@ HINGE_SLACK = 0.015
 planes give."""
 
 
-def _hinge_from_planes(
+def square_hinge_axis(axis: np.ndarray) -> np.ndarray:
+    """A hinge axis made plumb or level where it is within :data:`HINGE_SQUARE` of either."""
+    up = float(axis[2])
+    if abs(up) >= math.cos(HINGE_SQUARE):
+        return np.array([0.0, 0.0, math.copysign(1.0, up)])
+    if abs(up) <= math.sin(HINGE_SQUARE):
+        level = np.array([axis[0], axis[1], 0.0])
+        return level / np.linalg.norm(level)
+    return axis
+
+
+def hinge_line_from_planes(
     joint: Joint, points: list[np.ndarray | None], q: np.ndarray, eyes: np.ndarray
 ) -> np.ndarray | None:
     """The point across ``joint.axis`` that a door's planes put its hinge line through, or None where
@@ -526,11 +544,13 @@ def fit_part(
         if far < closed:  # opening is positive, closed is 0
             axis, q, closed, far = -axis, -q, -closed, -far
         q = q - closed
+        if fit.type == "hinge":
+            axis = square_hinge_axis(axis)
         joint = Joint(fit.type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0)
         planes = None
         if has_depth and joint.type == "hinge":
             eyes = np.array([pose_at(poses, f)[:3, 3] for f in range(frames)])
-            planes = _hinge_from_planes(joint, points, q, eyes)
+            planes = hinge_line_from_planes(joint, points, q, eyes)
         if planes is not None:
             apart = pivot - planes - axis * ((pivot - planes) @ axis)
             if np.linalg.norm(apart) > DOOR_THICKNESS / 2 + HINGE_SLACK:
@@ -605,10 +625,12 @@ def part_events(name: str, part: PartGeometry, fps: float, opening: np.ndarray |
             closed_on_it = opening[start] > EMPTY_GRIP  # fingers that close on nothing push with their tips
             if closed_on_it and opening[before : start + 1].max() - opening[start] > GRIP_CLOSING:
                 event = "grasp"
-                grip_closed = opening[start]
-                reopened = np.flatnonzero(opening[start:] > grip_closed + GRIP_CLOSING)
-                if len(reopened):
-                    events.append({"frame": int(start + reopened[0]), "event": "release", "object": name})
+                # Where the fingers start to open, as for an object (the window to judge the hold ends
+                # there: counted from where they had opened by 0.3, a cabinet's door failed on three
+                # frames of fingers already parting).
+                release = release_after(np.asarray(opening, float) * FULL_OPENING, start)
+                if release is not None:
+                    events.append({"frame": int(release), "event": "release", "object": name})
         events.append({"frame": start, "event": event, "object": name})
         for end, label in ((0.0, "closed"), (1.0, "open")):
             near = np.abs(share - end) <= AT_END
@@ -769,5 +791,7 @@ __all__ = [
     "fit_object_parts",
     "fit_part",
     "handle_where_held",
+    "hinge_line_from_planes",
     "part_events",
+    "square_hinge_axis",
 ]

@@ -57,6 +57,16 @@ def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | N
     while frame + 1 < len(gap) - 1 and gap[frame + 2] < gap[frame + 1] - CLOSING_RATE / 2:
         frame += 1
     grasp = frame + 1
+    return grasp, release_after(gap, grasp)
+
+
+def release_after(gap: np.ndarray, grasp: int) -> int | None:
+    """Where a hand that stalled on an object at ``grasp`` starts to open again, or None if it never does.
+
+    Args:
+        gap: Per-frame finger gap (m).
+        grasp: The frame the hand stalled on the object.
+    """
     # The fingers settle for a few frames after they stall (the pads give, the object shifts): the held
     # gap is the widest of those, and a release opens past it.
     stalled = float(gap[grasp : grasp + SETTLE_FRAMES].max())
@@ -68,7 +78,7 @@ def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | N
     )
     opened = np.nonzero(held_open)[0]
     if not len(opened):
-        return grasp, None
+        return None
     release = grasp + int(opened[0])
     # Back to where the opening starts.
     while (
@@ -77,7 +87,7 @@ def gripper_hold(opening: np.ndarray, until: int | None = None) -> tuple[int | N
         and gap[release - 1] > stalled
     ):
         release -= 1
-    return grasp, release
+    return release
 
 
 def held_span(gripper, position: np.ndarray, size, count: int) -> tuple[int | None, int]:

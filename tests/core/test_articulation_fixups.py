@@ -21,8 +21,9 @@ from real2gym.real2gym_addon.geometry.articulation import (
     body_behind_door,
     drawer_inside,
     handle_where_held,
-    _hinge_from_planes,
+    hinge_line_from_planes,
     part_events,
+    square_hinge_axis,
 )
 from real2gym.real2gym_addon.geometry.camera import transform, yaw_rotation
 from real2gym.real2gym_addon.geometry.fit_base import FittedObject
@@ -198,7 +199,9 @@ def test_unrecorded_a_part_with_a_handle_is_pulled_open_and_pushed_shut() -> Non
     }  # nothing to pull by
 
 
-def _door_faces(hinge: np.ndarray, angles: np.ndarray, eye: np.ndarray, thick: float, rng) -> list[np.ndarray]:
+def _door_faces(
+    hinge: np.ndarray, angles: np.ndarray, eye: np.ndarray, thick: float, rng
+) -> list[np.ndarray]:
     """A 30 x 40 cm door hinged at its outer face's edge (about +z through ``hinge``), turned to each angle;
     per frame the points of the face the camera at ``eye`` sees, with 1.5 mm of depth noise."""
     y, z = np.meshgrid(np.linspace(0.0, 0.3, 30), np.linspace(0.0, 0.4, 30))
@@ -225,7 +228,7 @@ def test_a_hinge_line_far_off_its_door_is_found_from_its_planes(thick: float) ->
     angles = np.r_[np.full(40, 1.6), np.linspace(1.6, 0.0, 8), np.zeros(12)]
     clouds = _door_faces(hinge, angles, eye, thick, rng)
     wrong = Joint("hinge", np.array([0.0, 0.0, 1.0]), hinge + np.array([-0.07, 0.03, 0.1]), (0.0, 1.6))
-    found = _hinge_from_planes(wrong, clouds, angles, np.tile(eye, (len(angles), 1)))
+    found = hinge_line_from_planes(wrong, clouds, angles, np.tile(eye, (len(angles), 1)))
     assert found is not None
     # The line is placed within half the panel's thickness; where in its thickness the hinge sits is unseen.
     assert _off_line(found, hinge) < np.hypot(thick - DOOR_THICKNESS / 2, DOOR_THICKNESS / 2) + 0.004
@@ -238,4 +241,30 @@ def test_planes_that_barely_turn_place_no_hinge_line() -> None:
     angles = np.linspace(0.0, np.radians(12.0), 30)
     clouds = _door_faces(hinge, angles, eye, 0.02, rng)
     joint = Joint("hinge", np.array([0.0, 0.0, 1.0]), hinge, (0.0, angles[-1]))
-    assert _hinge_from_planes(joint, clouds, angles, np.tile(eye, (len(angles), 1))) is None
+    assert hinge_line_from_planes(joint, clouds, angles, np.tile(eye, (len(angles), 1))) is None
+
+
+def test_a_hinge_nearly_plumb_or_level_is_made_so_and_a_slanted_one_kept() -> None:
+    tilted = Rotation.from_rotvec([np.radians(3.7), 0.0, 0.0]).apply([0.0, 0.0, -1.0])
+    assert square_hinge_axis(tilted) == pytest.approx([0.0, 0.0, -1.0])
+    lid = Rotation.from_rotvec(np.radians(4.0) * np.array([-0.8, 0.6, 0.0])).apply([0.6, 0.8, 0.0])
+    assert square_hinge_axis(lid) == pytest.approx([0.6, 0.8, 0.0])
+    slanted = Rotation.from_rotvec([np.radians(20.0), 0.0, 0.0]).apply([0.0, 0.0, 1.0])
+    assert square_hinge_axis(slanted) == pytest.approx(slanted)
+
+
+def test_a_part_is_released_where_the_fingers_start_to_open() -> None:
+    """The hold is judged up to the release: fingers already parting must not count as holding."""
+    door = _door_on(_chest(), 0.0)
+    q = np.zeros(FRAMES)
+    q[20:45] = np.linspace(0.0, 1.2, 25)
+    q[45:] = 1.2
+    door = PartGeometry(
+        "door", door.shape, door.position, door.rotation, 0.0, door.joint, q, np.ones(FRAMES, bool)
+    )
+    opening = np.ones(FRAMES)
+    opening[10:] = 0.22
+    opening[48:] = np.minimum(1.0, 0.22 + 0.08 * np.arange(1, FRAMES - 47))  # opens slowly from frame 48
+    events = {e["event"]: e["frame"] for e in part_events("cabinet.door", door, 15.0, opening)}
+    assert "grasp" in events
+    assert events["release"] == 48
