@@ -60,6 +60,14 @@ HANDLE_STANDOFF = (0.008, 0.08)
 """m: points this far in front of a part's front face are its handle's."""
 HANDLE_POINTS = 12
 HANDLE_MIN_DEPTH = 0.02
+HANDLE_BIN = 0.01
+"""m: the slices along a bar handle in which its points are counted."""
+HANDLE_DENSITY = 0.01
+"""A slice of a bar handle holds at least this share of its points (fewer: stray points off an edge)."""
+HANDLE_ACROSS = 0.025
+"""m: a bar handle's points lie within this of their median across the bar."""
+HANDLE_FRAMES = 30
+"""Frames, at most, spread over the video, whose points (moved to the closed pose) measure a handle."""
 """m: a bar handle stands at least this far off its face (its bar's 12 mm and a finger's gap)."""
 """Depth points a handle needs to be fitted."""
 MIN_POINTS = 40
@@ -176,12 +184,45 @@ def _face_offset(x: np.ndarray) -> float:
     return float(np.median(x[inside])) if inside.any() else float(edges[top])
 
 
+def _standing_off(
+    local: np.ndarray,
+    evidence: list[np.ndarray] | None,
+    centre: np.ndarray,
+    rotation: np.ndarray,
+    face: float,
+) -> np.ndarray:
+    """The part's points in its local frame (``(world - centre) @ rotation``) with ``evidence``'s added: each
+    frame's points at the closed pose, their face levelled onto ``face`` (a plane fitted to each frame's
+    face layer), so that a joint value a degree off, which tilts a 30 cm door's far edge 5 mm out, does not
+    stand its face off as a handle."""
+    if not evidence:
+        return local
+    levelled = [local]
+    for cloud in evidence:
+        here = (cloud - centre) @ rotation
+        if len(here) < MIN_POINTS:
+            continue
+        layer = here[np.abs(here[:, 0] - _face_offset(here[:, 0])) < 2 * FACE_BIN]
+        if len(layer) < MIN_POINTS:
+            continue
+        design = np.column_stack([np.ones(len(layer)), layer[:, 1], layer[:, 2]])
+        plane = np.linalg.lstsq(design, layer[:, 0], rcond=None)[0]
+        here[:, 0] += face - (plane[0] + plane[1] * here[:, 1] + plane[2] * here[:, 2])
+        levelled.append(here)
+    return np.concatenate(levelled)
+
+
 def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.ndarray) -> dict[str, float]:
     """A bar handle's parameters (:data:`.kinds.articulated.HANDLE_KEYS`) from the points standing off a part's
     front face (local frame, the face at x = ``face``), or none where too few stand off it.
 
+    The depth under a thin bar is patchy: a frame holds a few dozen of its points, and stray ones off the
+    part's edges stand off the face too. The bar is the densest stretch along its axis: the run of
+    :data:`HANDLE_BIN` slices, each holding at least :data:`HANDLE_DENSITY` of the points (and 2), that
+    holds the most, among the points within :data:`HANDLE_ACROSS` of their median across it.
+
     Args:
-        local: ``Nx3`` the part's points in its local frame.
+        local: ``Nx3`` the part's points in its local frame (from several frames, moved to one pose).
         face: Local x of its front face (m).
         bar_axis: 1 for a bar across (a drawer's), 2 for an upright bar (a door's).
         centre_yz: Local (y, z) of the part's box centre (the handle's offsets are from it).
@@ -190,13 +231,34 @@ def _handle_params(local: np.ndarray, face: float, bar_axis: int, centre_yz: np.
     bar = local[(stand > HANDLE_STANDOFF[0]) & (stand < HANDLE_STANDOFF[1])]
     if len(bar) < HANDLE_POINTS:
         return {}
+    across = 3 - bar_axis  # the other in-face axis
+    bar = bar[np.abs(bar[:, across] - np.median(bar[:, across])) < HANDLE_ACROSS]
+    if len(bar) < HANDLE_POINTS:
+        return {}
+    along = bar[:, bar_axis]
+    edges = np.arange(along.min(), along.max() + HANDLE_BIN, HANDLE_BIN)
+    counts = np.histogram(along, bins=edges)[0] if len(edges) > 1 else np.array([len(bar)])
+    dense = counts >= max(2, HANDLE_DENSITY * len(bar))
+    runs, start = [], None
+    for i, full in enumerate([*dense, False]):
+        if full and start is None:
+            start = i
+        elif not full and start is not None:
+            runs.append((int(counts[start:i].sum()), start, i))
+            start = None
+    if not runs:
+        return {}
+    _, first, last = max(runs)
+    bar = bar[(along >= edges[first]) & (along <= edges[min(last, len(edges) - 1)])]
+    if len(bar) < HANDLE_POINTS:
+        return {}
     depth = float(np.percentile(bar[:, 0] - face, 95))
     if depth < HANDLE_MIN_DEPTH:  # a few points off a warped or noisy face: no handle
         return {}
-    along = np.percentile(bar[:, bar_axis], [2, 98])
+    ends = np.percentile(bar[:, bar_axis], [2, 98])
     middle = np.median(bar[:, 1:], axis=0)
-    middle[bar_axis - 1] = along.mean()
-    return {"handle_length": float(max(along[1] - along[0], 0.03)),
+    middle[bar_axis - 1] = ends.mean()
+    return {"handle_length": float(max(ends[1] - ends[0], 0.03)),
             "handle_depth": depth,
             "handle_offset_y": float(middle[0] - centre_yz[0]), "handle_offset_z": float(middle[1] - centre_yz[1])}  # fmt: skip
 
@@ -280,11 +342,16 @@ def _outer_face_seen(joint: Joint, q: float, points: np.ndarray, world_from_came
 
 
 def _door_shape(
-    points: np.ndarray, joint: Joint, body_centre: np.ndarray, inner: bool = False
+    points: np.ndarray,
+    joint: Joint,
+    body_centre: np.ndarray,
+    inner: bool = False,
+    evidence: list[np.ndarray] | None = None,
 ) -> tuple[Shape, np.ndarray, np.ndarray]:
     """A door panel from its points at the closed pose: ``(shape, centre (3,), rotation 3x3)``, world frame;
-    with a bar handle where points stand off its face. ``inner``: the points are on its inner face (the
-    camera saw the door open from inside its swing): the panel stands out from them, and has no handle."""
+    with a bar handle where points stand off its face (in ``evidence``, other frames' points at the closed
+    pose, too: :func:`_standing_off`). ``inner``: the points are on its inner face (the camera saw the door
+    open from inside its swing): the panel stands out from them, and has no handle."""
     seen_centre = points.mean(axis=0)
     rotation = _panel_frame(points, joint.axis, seen_centre - body_centre)
     local = (points - seen_centre) @ rotation
@@ -295,15 +362,19 @@ def _door_shape(
     out = DOOR_THICKNESS / 2 if inner else -DOOR_THICKNESS / 2
     centre = seen_centre + rotation @ np.array([face + out, middle[1], middle[2]])
     size = (DOOR_THICKNESS, float(high[1] - low[1]), float(high[2] - low[2]))
-    handle = {} if inner else _handle_params(local, face, 2, middle[1:])
+    handle = (
+        {}
+        if inner
+        else _handle_params(_standing_off(local, evidence, seen_centre, rotation, face), face, 2, middle[1:])
+    )
     return Shape(DOOR.name, size, handle), centre, rotation
 
 
 def _drawer_shape(
-    points: np.ndarray, joint: Joint, body: FittedObject
+    points: np.ndarray, joint: Joint, body: FittedObject, evidence: list[np.ndarray] | None = None
 ) -> tuple[Shape, np.ndarray, np.ndarray]:
     """A drawer from its front's points at the closed pose, as deep as the body's inside along the slide; with
-    a bar handle where points stand off its front."""
+    a bar handle where points stand off its front (in ``evidence`` too, as for a door)."""
     out = joint.axis if joint.axis @ (points.mean(axis=0) - body.position) > 0 else -joint.axis
     up = np.array([0.0, 0.0, 1.0])
     across = np.cross(up, out)
@@ -320,7 +391,8 @@ def _drawer_shape(
     depth = float(max(0.05, 0.9 * extents))
     size = (depth, float(high[1] - low[1]), float(high[2] - low[2]))
     centre = front - out * depth / 2
-    params = {**drawer_kind.default_params(size), **_handle_params(local, face, 1, middle[1:])}
+    handle = _handle_params(_standing_off(local, evidence, seen_centre, rotation, face), face, 1, middle[1:])
+    params = {**drawer_kind.default_params(size), **handle}
     return Shape(DRAWER.name, size, params), centre, rotation
 
 
@@ -574,10 +646,14 @@ def fit_part(
         ]
     best = max(outer or usable, key=lambda f: len(points[f]))
     at_closed = transform(joint.motion(joint.closed - q[best]), points[best])
+    # A thin bar's depth is patchy on any one frame: its handle is measured on frames spread over the video.
+    seen = outer or usable
+    evidence = [transform(joint.motion(joint.closed - q[f]), points[f])
+                for f in seen[:: max(1, len(seen) // HANDLE_FRAMES)] if f != best]  # fmt: skip
     if joint.type == "hinge":
-        shape, centre, rotation = _door_shape(at_closed, joint, body.position, inner=not outer)
+        shape, centre, rotation = _door_shape(at_closed, joint, body.position, not outer, evidence)
     else:
-        shape, centre, rotation = _drawer_shape(at_closed, joint, body)
+        shape, centre, rotation = _drawer_shape(at_closed, joint, body, evidence)
     return PartGeometry(
         prompt.name, shape, centre, rotation, joint.closed, joint, q, np.asarray(visible, bool)
     )
@@ -648,11 +724,13 @@ HAND_CLEAR = 0.10
 """m: how far from the part's face the hand starts its approach and ends its retreat."""
 PUSH_AT = 0.8
 """Where across a door (its share of the width from the hinge) the hand pushes or grips without a handle."""
+HAND_CLOSE_S = 0.25
+"""s: how long the fingers take to close on a handle, at rest, before the part is pulled."""
 
 
 def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float, count: int):
-    """The hand's path for a part where nothing recorded it: in along the part's face normal, then with
-    it over its motion (fingers closed on its handle for a grasp, closed and pushing on the face that
+    """The hand's path for a part where nothing recorded it: in along the part's face normal to where the part
+    rests (for a grasp, closing on its handle there over :data:`HAND_CLOSE_S`), then with it over its motion (fingers closed on its handle for a grasp, closed and pushing on the face that
     trails the motion for a push), then out along the normal.
 
     Args:
@@ -689,13 +767,18 @@ def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float
         side = -1.0 if velocity @ here[:3, 0] > 0 else 1.0
         contact[0] = side * size[0] / 2
     reach = max(2, int(round(HAND_REACH_S * fps)))
-    first, last = max(0, start - reach), min(count - 1, end + reach)
+    # The hand comes to the part where it rests, before it moves: the frame that shows it moved (3 degrees,
+    # 1 cm) has it a few centimetres on, and fingers closed there close on air.
+    close = int(round(HAND_CLOSE_S * fps)) if grasped else 0
+    arrive = max(0, start - close)
+    resting = float(np.median(q[: start + 1]))
+    first, last = max(0, arrive - reach), min(count - 1, end + reach)
     positions, quats, opening = np.zeros((count, 3)), np.zeros((count, 4)), np.ones(count)
     for f in range(first, last + 1):
-        pose = part.pose_at(q[min(max(f, start), end)])
+        pose = part.pose_at(resting if f < start else q[min(f, end)])
         normal = pose[:3, 0] * side
         point = pose[:3, :3] @ contact + pose[:3, 3] + normal * (0.0 if grasped else HAND_STANDOFF)
-        out = HAND_CLEAR * (max(0, start - f) / (start - first or 1) + max(0, f - end) / (last - end or 1))
+        out = HAND_CLEAR * (max(0, arrive - f) / (arrive - first or 1) + max(0, f - end) / (last - end or 1))
         positions[f] = point + normal * out
         approach = -normal  # palm to fingertips, into the face
         across = pose[:3, 1] if not (grasped and part.joint.type == "slide") else pose[:3, 2]
@@ -704,7 +787,7 @@ def part_hand_path(part: PartGeometry, events: list[dict], name: str, fps: float
         quats[f] = Rotation.from_matrix(
             np.column_stack([np.cross(across, approach), across, approach])
         ).as_quat()[[3, 0, 1, 2]]
-        opening[f] = (0.0 if start <= f <= end else 1.0) if grasped else 0.0
+        opening[f] = (0.0 if arrive <= f <= end else 1.0) if grasped else 0.0
     return positions, quats, opening, first, last
 
 

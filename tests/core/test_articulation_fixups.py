@@ -23,6 +23,7 @@ from real2gym.real2gym_addon.geometry.articulation import (
     handle_where_held,
     hinge_line_from_planes,
     part_events,
+    part_hand_path,
     square_hinge_axis,
 )
 from real2gym.real2gym_addon.geometry.camera import transform, yaw_rotation
@@ -268,3 +269,24 @@ def test_a_part_is_released_where_the_fingers_start_to_open() -> None:
     events = {e["event"]: e["frame"] for e in part_events("cabinet.door", door, 15.0, opening)}
     assert "grasp" in events
     assert events["release"] == 48
+
+
+def test_unrecorded_the_hand_closes_on_the_handle_where_the_part_rests() -> None:
+    """The frame that shows a drawer moved has it 1 cm out: the hand closes on its handle before that."""
+    chest = _chest()
+    front = _front_frame(chest)
+    centre = chest.position + front @ np.array([0.05, 0.0, 0.05])
+    params = {"wall_thickness": 0.01, "bottom_thickness": 0.008, "handle_length": 0.1, "handle_depth": 0.03}
+    q = np.zeros(FRAMES)
+    q[20:40] = np.linspace(0.0, 0.15, 20)
+    q[40:] = 0.15
+    drawer = PartGeometry("drawer", Shape("drawer", (0.2, 0.3, 0.1), params), centre, front, 0.0,
+                          Joint("slide", front[:, 0], centre, (0.0, 0.2)), q, np.ones(FRAMES, bool))  # fmt: skip
+    events = part_events("chest.drawer", drawer, 15.0, None)
+    start = next(e["frame"] for e in events if e["event"] == "grasp")
+    positions, _, opening, first, _ = part_hand_path(drawer, events, "chest.drawer", 15.0, FRAMES)
+    handle = centre + front[:, 0] * (0.1 + 0.03 - 0.006)  # the bar's grasp point at rest
+    closed = np.flatnonzero(opening[first:] == 0.0)[0] + first
+    assert closed < start  # closed on the bar before the drawer moves
+    assert np.allclose(positions[closed:start], handle, atol=1e-9)
+    assert np.allclose(positions[start], handle + front[:, 0] * q[start], atol=1e-9)  # then with it
