@@ -35,12 +35,14 @@ class RestView:
         camera_from_world: 4x4.
         from_depth: The points are depth readings (False: a rough guess from the
             silhouette, which seeds the fit but is not fitted to).
+        frame: The video frame it shows, where known.
     """
 
     mask: np.ndarray
     points_world: np.ndarray
     camera_from_world: np.ndarray
     from_depth: bool = True
+    frame: int | None = None
 
     @functools.cached_property
     def box(self) -> tuple[int, int, int, int] | None:

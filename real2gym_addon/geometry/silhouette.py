@@ -90,7 +90,11 @@ def silhouette_iou(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> fl
 
 
 def silhouette_mismatch(
-    polygon: np.ndarray, mask: np.ndarray, unseen_weight: float, margin: int = 4
+    polygon: np.ndarray,
+    mask: np.ndarray,
+    unseen_weight: float,
+    margin: int = 4,
+    hidden: np.ndarray | None = None,
 ) -> float:
     """How badly a convex polygon explains a mask that may be partly occluded, in ``[0, 1]``.
 
@@ -103,8 +107,18 @@ def silhouette_mismatch(
         mask: ``HxW`` bool: the seen part of the object.
         unseen_weight: Cost of a polygon pixel the mask does not show, in ``[0, 1]``.
         margin: Extra pixels around the joint box.
+        hidden: ``HxW`` bool, or None: pixels where something known stands in front of the object (its
+            own door): the polygon may cover them or not at no cost.
     """
-    return _mismatches(polygon, [mask], unseen_weight, margin)[0]
+    if hidden is None or not hidden.any():
+        return _mismatches(polygon, [mask], unseen_weight, margin)[0]
+    sums = _coverage_sums(polygon, [mask, hidden & ~mask], margin)
+    if sums[0] is None:
+        return 1.0
+    seen, covered, total = sums[0]
+    behind = sums[1][1] if sums[1] is not None else 0.0
+    missed, unseen = seen - covered, total - covered - behind
+    return float((missed + unseen_weight * unseen) / (missed + total - behind))
 
 
 def mask_outside(polygon: np.ndarray, mask: np.ndarray, margin: int = 4) -> float:

@@ -45,16 +45,20 @@ from .motion import Motion, settle_hidden_tail, standing_centre, track, unmeasur
 from .no_depth import (
     UNSEEN_WEIGHT,
     fit_partly_seen,
+    place_known_box,
     pseudo_points,
     rest_from_masks,
     track_silhouettes,
 )
 from .parts import PartGeometry, part_key
 from .priors import out_of_supports, rest_until_lifted, support_height
+from .shape_kinds import BOX, CABINET
 from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
 
 REST_VIEWS = 6
+BOXY = (BOX.name, CABINET.name)
+"""Kinds a known size places without depth (:func:`.no_depth.place_known_box`)."""
 FULL_VIEW = 0.85
 """A rest view's mask is at least this share of the fullest one's (a hand in front makes it smaller)."""
 COVERS_PROMPT = 0.7
@@ -345,7 +349,9 @@ def run_geometry(
     depth = _DepthReader(demo)
     progress.step("fitting the table", span[0])
     sample = np.linspace(0, frames - 1, min(5, frames)).round().astype(int)
-    union = [np.logical_or.reduce([t.masks[f] for t in segmentation.objects + segmentation.parts]) for f in sample]
+    union = [
+        np.logical_or.reduce([t.masks[f] for t in segmentation.objects + segmentation.parts]) for f in sample
+    ]
     union = [cv2.dilate(m.astype(np.uint8), DILATE) > 0 for m in union]
     camera_frames, camera_source, noise_1m = None, "", 0.0
     if camera.world_from_camera_frames is not None:
@@ -416,7 +422,7 @@ def run_geometry(
         for frame in _rest_frames(summary, prompt.frame, seen_at, track_.masks):
             mask, view, pose = track_.masks[frame], pose_at(views_from_world, frame), pose_at(poses, frame)
             if demo.depth_dir is None:
-                views.append(RestView(mask, pseudo_points(mask, camera, view), view, False))
+                views.append(RestView(mask, pseudo_points(mask, camera, view), view, False, frame))
                 seen.append(views[-1])
                 continue
             points = _object_points(mask, depth.clean(frame, noise_1m), camera)
@@ -483,6 +489,15 @@ def run_geometry(
             )
         mesh = read_obj(demo.path, prompt.mesh, prompt.name) if prompt.mesh else None
         fitted, warning = fit_shape(prompt.shape, views, camera, mesh=mesh)
+        if prompt.parts and prompt.size is not None and demo.depth_dir is None and fitted.shape.kind in BOXY:
+            # Silhouettes alone: the body's known size holds, and its parts stand in front of it.
+            own = [
+                t
+                for t in segmentation.parts
+                if t.name in {part_key(prompt.name, p.name) for p in prompt.parts}
+            ]
+            hidden = [np.logical_or.reduce([t.masks[v.frame] for t in own]) if own else None for v in views]
+            fitted, warning = place_known_box(fitted, prompt.size, views, hidden, camera), None
         if warning:
             log.warn("geometry", f"object '{prompt.name}': {warning}")
         if from_above:
@@ -571,11 +586,17 @@ def run_geometry(
     if segmentation.parts:
         progress.step("fitting the moving parts' joints", span[0] + 0.85 * (span[1] - span[0]))
         depth_of = (lambda f: depth.clean(f, noise_1m)) if demo.depth_dir is not None else (lambda f: None)
-        part_keyframes = fit_object_parts(demo, segmentation, objects, camera, poses, depth_of, trajectory, log)
+        part_keyframes = fit_object_parts(
+            demo, segmentation, objects, camera, poses, depth_of, trajectory, log
+        )
         joints_s = time.perf_counter() - joints_started
     progress.step("finding the interaction keyframes", span[0] + 0.9 * (span[1] - span[0]))
     keyframes, gripper = [], trajectory
-    moved = None if TASKS[demo.task.type].needs_part else next((o for o in objects if o.name == demo.task.object), None)
+    moved = (
+        None
+        if TASKS[demo.task.type].needs_part
+        else next((o for o in objects if o.name == demo.task.object), None)
+    )
     if moved is not None:
         hand = None
         if trajectory is None and segmentation.hands:  # the hand in the video, where nothing is recorded
@@ -596,7 +617,9 @@ def run_geometry(
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
     keyframes = sorted(keyframes + part_keyframes, key=lambda k: k["frame"])
-    if trajectory is None and part_keyframes:  # nothing recorded the hand: it goes to each part the video moves
+    if (
+        trajectory is None and part_keyframes
+    ):  # nothing recorded the hand: it goes to each part the video moves
         paths = [part_hand_path(part, part_keyframes, part_key(obj.name, part.name), demo.video.fps, frames)
                  for obj in objects for part in obj.parts]  # fmt: skip
         paths = [path for path in paths if path is not None]
