@@ -592,12 +592,24 @@ def fit_part(
             kind = "hinge"
         fit = fit_joint(points, kind=kind)
     else:
-        # The body's fit turned its front (+x) to the camera: the part is taken to open there.
+        # The body's fit turned its front (+x) to the camera: the part is taken to open there. The panel is
+        # the whole front, or as much of it as the part's mask covers on its prompt's frame and its first
+        # (a drawer in a chest's upper half; a panel that does not fit them matches its masks worse).
         size = np.asarray(body.shape.size, float)
-        panel = np.array([DOOR_THICKNESS, size[1], size[2]])
-        fit = fit_joint_without_depth(body.position, body.yaw, size, "+x", panel, camera, pose_at(poses, 0),
-                                      [m if v else None for m, v in zip(masks, visible, strict=True)],
-                                      kind=kind)  # fmt: skip
+        panels = [(np.array([DOOR_THICKNESS, size[1], size[2]]), np.zeros(3))]
+        main = prompt.prompts[0].frame
+        for f in dict.fromkeys((main, next((f for f in range(frames) if visible[f]), main))):
+            extent = _on_front(masks[f], camera, pose_at(poses, f), body) if visible[f] else None
+            if extent is not None:
+                y_low, y_high, z_low, z_high = extent
+                panels.append((np.array([DOOR_THICKNESS, y_high - y_low, z_high - z_low]),
+                               np.array([0.0, (y_low + y_high) / 2, (z_low + z_high) / 2])))  # fmt: skip
+        shown = [m if v else None for m, v in zip(masks, visible, strict=True)]
+        fit = min(
+            (fit_joint_without_depth(body.position, body.yaw, size, "+x", panel, camera, pose_at(poses, 0), shown,
+                                     kind=kind, panel_offset=offset) for panel, offset in panels),
+            key=lambda fitted: fitted.residual_m,
+        )  # fmt: skip
     axis, pivot = np.asarray(fit.axis, float), np.asarray(fit.pivot, float)
     q = _without_jumps(np.where(np.asarray(fit.visible, bool), np.asarray(fit.q, float), np.nan), fit.type)
     if prompt.given and axis @ np.asarray(prompt.given["axis_world"], float) < 0:
@@ -635,8 +647,17 @@ def fit_part(
                         "hinge is on that line, within half the door's thickness: check it in the Fixes panel",
                     )
     usable = [f for f in range(frames) if points[f] is not None and np.isfinite(q[f])]
-    if not usable:  # without depth: the shape from the body's opening
-        return _part_without_depth(prompt.name, body, joint, q, visible)
+    if not usable:  # without depth: the shape from the body's opening, as far as the mask covers it closed
+        shut = [
+            f
+            for f in range(frames)
+            if visible[f] and np.isfinite(q[f]) and abs(q[f] - joint.closed) < SHUT[joint.type]
+        ]
+        extent = None
+        if shut:
+            f = min(shut, key=lambda f: abs(q[f] - joint.closed))
+            extent = _on_front(masks[f], camera, pose_at(poses, f), body)
+        return _part_without_depth(prompt.name, body, joint, q, visible, extent)
     outer = usable
     if joint.type == "hinge":
         # A door's shape from a frame that shows its outer face: seen open from inside its swing, its inner
@@ -659,13 +680,53 @@ def fit_part(
     )
 
 
-def _part_without_depth(name: str, body: FittedObject, joint: Joint, q: np.ndarray, visible) -> PartGeometry:
-    """A part seen only as silhouettes: a panel over the body's front face (a door) or a drawer behind it."""
+SHUT = {"hinge": math.radians(3.0), "slide": 0.01}
+"""A frame whose joint value is this near closed shows the part over its body's front (without depth)."""
+PANEL_INSET = 0.003
+"""m: a door panel measured from a mask alone stops this short of its body's edges (the mask's edge pixels
+reach past them, and a panel as tall as its body scrapes the table as it turns)."""
+
+
+def _on_front(mask: np.ndarray, camera, world_from_camera: np.ndarray, body: FittedObject) -> tuple | None:
+    """Where a mask lies on the body's front face: ``(y_low, y_high, z_low, z_high)`` in the body's frame (m),
+    the mask's pixels' rays cut by the face's plane (2nd to 98th percentiles, within the face, inset by
+    :data:`PANEL_INSET`); None for a mask that hardly meets it."""
+    rows, cols = np.nonzero(mask)
+    if len(rows) < MIN_POINTS:
+        return None
+    rays = np.column_stack(
+        [(cols - camera.cx) / camera.fx, (rows - camera.cy) / camera.fy, np.ones(len(rows))]
+    )
+    body_from_camera = np.linalg.inv(pose_matrix(body.position, yaw_rotation(body.yaw))) @ world_from_camera
+    eye, rays = body_from_camera[:3, 3], rays @ body_from_camera[:3, :3].T
+    half = np.asarray(body.shape.size, float) / 2
+    along = (half[0] - eye[0]) / np.where(np.abs(rays[:, 0]) > 1e-9, rays[:, 0], np.nan)
+    hits = eye + rays * along[:, None]
+    hits = hits[(along > 0) & (np.abs(hits[:, 1]) <= half[1] + 0.02) & (np.abs(hits[:, 2]) <= half[2] + 0.02)]
+    if len(hits) < MIN_POINTS:
+        return None
+    low, high = np.percentile(hits[:, 1:], 2, axis=0), np.percentile(hits[:, 1:], 98, axis=0)
+    inner = half[1:] - PANEL_INSET
+    low, high = np.maximum(low, -inner), np.minimum(high, inner)
+    if np.any(high - low < 0.02):
+        return None
+    return float(low[0]), float(high[0]), float(low[1]), float(high[1])
+
+
+def _part_without_depth(
+    name: str, body: FittedObject, joint: Joint, q: np.ndarray, visible, extent: tuple | None = None
+) -> PartGeometry:
+    """A part seen only as silhouettes: a panel over the body's front face (a door; as wide and tall as its
+    mask covers the front where it is shut, ``extent`` from :func:`_on_front`, else the whole front) or a
+    drawer behind it."""
     front = yaw_rotation(body.yaw)
     size = body.shape.size
     centre = body.position + front[:, 0] * (size[0] / 2 + DOOR_THICKNESS / 2)
     if joint.type == "hinge":
-        shape = Shape(DOOR.name, (DOOR_THICKNESS, size[1], size[2]))
+        y_low, y_high, z_low, z_high = extent or (-size[1] / 2, size[1] / 2, PANEL_INSET - size[2] / 2,
+                                                  size[2] / 2 - PANEL_INSET)  # fmt: skip
+        centre = centre + front @ np.array([0.0, (y_low + y_high) / 2, (z_low + z_high) / 2])
+        shape = Shape(DOOR.name, (DOOR_THICKNESS, y_high - y_low, z_high - z_low))
     else:
         inner = (0.9 * size[0], 0.9 * size[1], 0.5 * size[2])
         shape = Shape(DRAWER.name, inner, drawer_kind.default_params(inner))

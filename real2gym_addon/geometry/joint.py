@@ -871,12 +871,14 @@ def fit_joint_without_depth(
     masks: list[np.ndarray | None],
     kind: str = "auto",
     max_angle: float = np.radians(120.0),
+    panel_offset: np.ndarray | None = None,
 ) -> JointFit:
     """Estimates a part's joint from its masks alone, given the body's box and the side that opens.
 
     The panel is a box of ``panel_size`` centred on the opening face, its outer face flush with it, at
     ``q = 0`` (closed). A hinge opens outwards (the panel leaves the body), up to ``max_angle``; a slide
-    moves out along the face's normal, up to the body's depth.
+    moves out along the face's normal, up to the body's depth, and its outline is the drawer out in front
+    of the body (the front, and the tray behind it from the body's face on: the mask shows both).
 
     Args:
         body_centre: ``(3,)`` the body's box centre, world frame, metres.
@@ -890,6 +892,8 @@ def fit_joint_without_depth(
         masks: Per video frame, the part's ``HxW`` bool mask, or None where it is not seen.
         kind: ``"hinge"``, ``"slide"`` or ``"auto"``.
         max_angle: Radians, the widest a hinge is searched.
+        panel_offset: ``(3,)`` the panel's centre across the opening face from the face's centre (box
+            frame, metres; a drawer in a chest's upper half), or None for a centred panel.
 
     Returns:
         The joint, with ``q = 0`` closed; ``residual_m`` and ``other_residual_m`` hold 1 - mean IoU of the
@@ -907,14 +911,19 @@ def fit_joint_without_depth(
     body_size, panel_size = np.asarray(body_size, float), np.asarray(panel_size, float)
     index, side = _OPENINGS[opening]
     outward = side * np.eye(3)[index]
-    centre = outward * (body_size[index] - panel_size[index]) / 2.0
+    across = (
+        np.zeros(3) if panel_offset is None else np.asarray(panel_offset, float) * (1.0 - np.abs(outward))
+    )
+    centre = outward * (body_size[index] - panel_size[index]) / 2.0 + across
     corners = centre + (np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T * panel_size / 2.0)
     hypotheses = []
     if kind in ("hinge", "auto"):
         for edge in (i for i in range(3) if i != index):
             along = 3 - index - edge
             for end in (-1.0, 1.0):
-                point = outward * body_size[index] / 2.0 + end * np.eye(3)[edge] * panel_size[edge] / 2.0
+                point = (
+                    outward * body_size[index] / 2.0 + across + end * np.eye(3)[edge] * panel_size[edge] / 2.0
+                )
                 axis = np.eye(3)[along]
                 axis = axis if np.cross(axis, centre - point) @ outward > 0 else -axis
                 hypotheses.append(_Hypothesis("hinge", axis, point, max_angle, panel_size[along]))
@@ -928,8 +937,8 @@ def fit_joint_without_depth(
     def iou(hypothesis: _Hypothesis, frame: int, q: float) -> float:
         if hypothesis.type == "hinge":
             moved = _turn(corners - hypothesis.point, hypothesis.axis, np.full(8, q)) + hypothesis.point
-        else:
-            moved = corners + q * hypothesis.axis
+        else:  # a drawer out by q shows all of itself in front of the body: its front and the tray behind it
+            moved = corners + np.outer((corners - centre) @ outward > 0, hypothesis.axis) * q
         in_camera = transform(camera_from_body, moved)
         if in_camera[:, 2].min() < 0.01:
             return 0.0  # the panel reaches behind the camera: not what the video shows
