@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..errors import WarningLog
+from ..errors import Real2GymError, WarningLog
 from ..trajectory import FULL_OPENING
 from .camera import back_project, pose_at, pose_matrix, transform, yaw_rotation
 from .carry import release_after
@@ -592,24 +592,37 @@ def fit_part(
             kind = "hinge"
         fit = fit_joint(points, kind=kind)
     else:
-        # The body's fit turned its front (+x) to the camera: the part is taken to open there. The panel is
-        # the whole front, or as much of it as the part's mask covers on its prompt's frame and its first
-        # (a drawer in a chest's upper half; a panel that does not fit them matches its masks worse).
-        size = np.asarray(body.shape.size, float)
-        panels = [(np.array([DOOR_THICKNESS, size[1], size[2]]), np.zeros(3))]
-        main = prompt.prompts[0].frame
-        for f in dict.fromkeys((main, next((f for f in range(frames) if visible[f]), main))):
-            extent = _on_front(masks[f], camera, pose_at(poses, f), body) if visible[f] else None
-            if extent is not None:
-                y_low, y_high, z_low, z_high = extent
-                panels.append((np.array([DOOR_THICKNESS, y_high - y_low, z_high - z_low]),
-                               np.array([0.0, (y_low + y_high) / 2, (z_low + z_high) / 2])))  # fmt: skip
+        # Which side opens is tried on each side the camera sees (the body's front, +x, is turned to it); the
+        # panel is the whole side, or as much of it as the part's mask covers on its prompt's frame and its
+        # first (a drawer in a chest's upper half). The joint whose panel matches the masks best is kept.
         shown = [m if v else None for m, v in zip(masks, visible, strict=True)]
-        fit = min(
-            (fit_joint_without_depth(body.position, body.yaw, size, "+x", panel, camera, pose_at(poses, 0), shown,
-                                     kind=kind, panel_offset=offset) for panel, offset in panels),
-            key=lambda fitted: fitted.residual_m,
-        )  # fmt: skip
+        eye, main = pose_at(poses, 0)[:3, 3], prompt.prompts[0].frame
+        tries = []
+        for turn in range(4) if body.shape.kind != MESH.name else (0,):  # a user's mesh keeps its pose
+            turned = _quarter_turned(body, turn)
+            normal, size = yaw_rotation(turned.yaw)[:, 0], np.asarray(turned.shape.size, float)
+            if normal @ (eye - turned.position - normal * size[0] / 2) <= 0:
+                continue  # the camera cannot see an opening on that side
+            panels = [(np.array([DOOR_THICKNESS, size[1], size[2]]), np.zeros(3))]
+            for f in dict.fromkeys((main, next((f for f in range(frames) if visible[f]), main))):
+                extent = _on_front(masks[f], camera, pose_at(poses, f), turned) if visible[f] else None
+                if extent is not None:
+                    y_low, y_high, z_low, z_high = extent
+                    panels.append((np.array([DOOR_THICKNESS, y_high - y_low, z_high - z_low]),
+                                   np.array([0.0, (y_low + y_high) / 2, (z_low + z_high) / 2])))  # fmt: skip
+            for panel, offset in panels:
+                try:
+                    tries.append((fit_joint_without_depth(turned.position, turned.yaw, size, "+x", panel, camera,
+                                                          pose_at(poses, 0), shown, kind=kind, panel_offset=offset),
+                                  turned))  # fmt: skip
+                except Real2GymError:
+                    continue  # no frame's mask matches this panel
+        if not tries:
+            raise GeometryError(
+                f"part '{name}': no frame's mask matches a panel on a side of '{owner}' the camera sees; check "
+                "the body's box and the part's masks, or give its joint"
+            )
+        fit, body = min(tries, key=lambda tried: tried[0].residual_m)
     axis, pivot = np.asarray(fit.axis, float), np.asarray(fit.pivot, float)
     q = _without_jumps(np.where(np.asarray(fit.visible, bool), np.asarray(fit.q, float), np.nan), fit.type)
     if prompt.given and axis @ np.asarray(prompt.given["axis_world"], float) < 0:
@@ -685,6 +698,17 @@ SHUT = {"hinge": math.radians(3.0), "slide": 0.01}
 PANEL_INSET = 0.003
 """m: a door panel measured from a mask alone stops this short of its body's edges (the mask's edge pixels
 reach past them, and a panel as tall as its body scrapes the table as it turns)."""
+
+
+def _quarter_turned(body: FittedObject, turns: int) -> FittedObject:
+    """The body turned by ``turns`` quarter turns about its upright axis (its footprint swapped on odd ones)."""
+    size = tuple(body.shape.size)
+    if turns % 2:
+        size = (size[1], size[0], size[2])
+    shape = Shape(body.shape.kind, size, dict(body.shape.params), body.shape.vertices, body.shape.fit_error)
+    return FittedObject(
+        shape, body.position.copy(), math.remainder(body.yaw + turns * math.pi / 2, 2 * math.pi)
+    )
 
 
 def _on_front(mask: np.ndarray, camera, world_from_camera: np.ndarray, body: FittedObject) -> tuple | None:

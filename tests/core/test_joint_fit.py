@@ -278,7 +278,7 @@ def _panel_masks(world_from_camera, motion, truth, rng):
     """Masks of the +x panel on each frame, and its joint's world axis and a point on it.
 
     ``motion``: ``"hinge-"`` or ``"hinge+"`` (turning outwards about its local-z edge at ``y = -0.17``
-    or ``+0.17``), or ``"slide"`` (out along local +x).
+    or ``+0.17``), or ``"slide"`` (a drawer out along local +x: its front and the tray behind it show).
     """
     rotation = _rotation([0.0, 0.0, 1.0], BODY_YAW)
     world_from_body = _box_pose(rotation, BODY_CENTRE)
@@ -291,7 +291,7 @@ def _panel_masks(world_from_camera, motion, truth, rng):
     masks = []
     for f, value in enumerate(truth):
         if motion == "slide":
-            moved = corners + value * axis
+            moved = corners + np.outer(corners[:, 0] > BODY_SIZE[0] / 2.0 - PANEL[0] / 2.0, axis) * value
         else:
             moved = (corners - point) @ _rotation(axis, value).T + point
         pixels = project(CAMERA, transform(camera_from_body, moved))
@@ -343,3 +343,28 @@ def test_joint_from_masks_alone(motion):
     assert fit.type == "hinge"
     assert angle < 5.0 and distance < 0.03  # the right edge: the others are 0.34 m away or across
     assert np.median(q_error) < np.radians(5.0)
+
+
+def test_a_drawer_in_the_upper_half_of_its_chest_from_masks_alone():
+    """A drawer 12 cm tall in the top of a 30 cm chest: the panel given as far as its mask covers the front."""
+    rotation = _rotation([0.0, 0.0, 1.0], BODY_YAW)
+    world_from_body = _box_pose(rotation, BODY_CENTRE)
+    face = BODY_CENTRE + rotation @ [BODY_SIZE[0] / 2.0, 0.0, 0.0]
+    world_from_camera = _look_at(face + rotation @ [0.75, 0.15, 0.35], face)
+    panel, offset = np.array([0.02, 0.32, 0.12]), np.array([0.0, 0.0, 0.08])
+    corners = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T * panel / 2.0
+    corners += [BODY_SIZE[0] / 2.0 - panel[0] / 2.0, 0.0, 0.0] + offset
+    truth = _profile(0.18, 40)
+    camera_from_body = np.linalg.inv(world_from_camera) @ world_from_body
+    masks = []
+    for value in truth:
+        moved = corners + np.outer(corners[:, 0] > BODY_SIZE[0] / 2.0 - panel[0], [1.0, 0.0, 0.0]) * value
+        pixels = project(CAMERA, transform(camera_from_body, moved))
+        mask = np.zeros((CAMERA.height, CAMERA.width), np.uint8)
+        cv2.fillConvexPoly(mask, cv2.convexHull(np.round(pixels).astype(np.int32)), 1)
+        masks.append(mask.astype(bool))
+    fit = fit_joint_without_depth(BODY_CENTRE, BODY_YAW, BODY_SIZE, "+x", panel, CAMERA, world_from_camera, masks,
+                                  panel_offset=offset)  # fmt: skip
+    assert fit.type == "slide"
+    assert np.median(np.abs(fit.q[fit.visible] - truth[fit.visible])) < 0.01
+    assert abs(np.nanmax(fit.q) - truth.max()) < 0.01
