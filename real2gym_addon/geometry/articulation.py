@@ -809,6 +809,14 @@ HAND_CLEAR = 0.10
 """m: how far from the part's face the hand starts its approach and ends its retreat."""
 PUSH_AT = 0.8
 """Where across a door (its share of the width from the hinge) the hand pushes or grips without a handle."""
+CAVITY_RISE = 0.03
+"""m: how far a hand that let go inside a cavity rises (its fingers off the object's top) before it leaves."""
+PALM_REACH = 0.10
+"""m: how far the verifier's palm reaches either side of its grasp centre (half the long side of
+``mjcf.gripper.GripperSpec.palm_size``): a hand leaving a cavity goes this much further out before it rises."""
+CAVITY_RISE_S = 0.2
+CAVITY_OUT_S = 0.3
+"""s: how long it takes to rise, then to leave through the opening."""
 HAND_CLOSE_S = 0.25
 """s: how long the fingers take to close on a handle, at rest, before the part is pulled."""
 
@@ -885,9 +893,45 @@ def _slerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
     return (math.sin((1 - t) * angle) * a + math.sin(t * angle) * b) / math.sin(angle)
 
 
-def with_part_hand(gripper, part_paths: list, fps: float, count: int):
-    """A synthesised gripper path (or none) with each part's hand path laid over it, joined by straight
-    moves: the hand goes from where it was to each part's approach over the frames between."""
+def out_of_cavities(gripper, release: int | None, bodies: list[FittedObject], fps: float):
+    """A synthesised gripper path that lets go inside a body's cavity (a cup put in a microwave) and leaves
+    it out through the opening, along the body's front, instead of rising into its top; the path as it
+    was otherwise.
+
+    Args:
+        gripper: The synthesised path.
+        release: The frame it lets go, or None.
+        bodies: Bodies that may hold a cavity (fitted, at rest).
+        fps: Video frame rate.
+    """
+    if gripper is None or release is None or release >= len(gripper.positions) - 1:
+        return gripper
+    at = gripper.positions[release]
+    for body in bodies:
+        if body.shape.entry.cavity is None:
+            continue
+        turn = yaw_rotation(body.yaw)
+        centre, half = body.shape.cavity()
+        local = turn.T @ (at - body.position) - centre
+        if np.any(np.abs(local) >= half):
+            continue
+        # Up off the object (the fingers clear its top), then out past the front face (local +x).
+        out = half[0] - local[0] + HAND_CLEAR + PALM_REACH
+        frames = np.arange(1, len(gripper.positions) - release, dtype=float)
+        rise = max(1.0, CAVITY_RISE_S * fps)
+        up = CAVITY_RISE * np.minimum(1.0, frames / rise)
+        along = out * np.clip((frames - rise) / max(1.0, CAVITY_OUT_S * fps), 0.0, 1.0)
+        positions = gripper.positions.copy()
+        positions[release + 1 :] = at + np.outer(up, [0.0, 0.0, 1.0]) + np.outer(along, turn[:, 0])
+        return dataclasses.replace(gripper, positions=positions)
+    return gripper
+
+
+def with_part_hand(gripper, part_paths: list, fps: float, count: int, clear_z: float = 0.0):
+    """A synthesised gripper path (or none) with each part's hand path laid over it, joined by moves over
+    the objects: the hand goes from where it was up to ``clear_z`` (m; above every body: an open door
+    stands between the cavity it left and the face it pushes), across, and down to each part's approach,
+    over the second before it."""
     if gripper is None:
         first = min(p[3] for p in part_paths)
         base = part_paths[0]
@@ -896,12 +940,25 @@ def with_part_hand(gripper, part_paths: list, fps: float, count: int):
                                     "synthesised")  # fmt: skip
     positions, quats, opening = gripper.positions.copy(), gripper.quaternions.copy(), gripper.opening.copy()
     for path_positions, path_quats, path_opening, first, last in sorted(part_paths, key=lambda p: p[3]):
-        travel = max(1, min(int(round(HAND_REACH_S * fps)), first))
-        before = max(0, first - travel)
+        travel = max(1, min(int(round(2 * HAND_REACH_S * fps)), first))
+        # It sets off once the path before has done moving (a hand leaving a cavity is not lifted out of it).
+        moving = np.flatnonzero(np.linalg.norm(np.diff(positions[: first + 1], axis=0), axis=1) > 1e-6)
+        settled = int(moving[-1]) + 1 if len(moving) else 0
+        before = max(0, first - travel, min(settled, first - 3))
+        start, end = positions[before].copy(), path_positions[first]
+        over = max(clear_z, start[2], end[2])
+        corners = np.array([start, [*start[:2], over], [*end[:2], over], end])
+        legs = np.linalg.norm(np.diff(corners, axis=0), axis=1)
+        reach = np.r_[0.0, np.cumsum(legs)] / max(float(legs.sum()), 1e-9)
         for f in range(before, first):  # from the hand's pose then to the approach's start
             t = (f - before) / (first - before)
-            positions[f] = (1 - t) * positions[before] + t * path_positions[first]
-            quats[f] = _slerp(quats[before], path_quats[first], t)
+            leg = min(int(np.searchsorted(reach, t, side="right")) - 1, 2)
+            share = (t - reach[leg]) / max(reach[leg + 1] - reach[leg], 1e-9)
+            positions[f] = (1 - share) * corners[leg] + share * corners[leg + 1]
+            # Turned once it is up (its palm swings round as it turns).
+            quats[f] = _slerp(
+                quats[before], path_quats[first], float(np.clip((t - reach[1]) / (1 - reach[1] + 1e-9), 0, 1))
+            )
             opening[f] = path_opening[first]
         positions[first : last + 1] = path_positions[first : last + 1]
         quats[first : last + 1] = path_quats[first : last + 1]
@@ -960,6 +1017,7 @@ __all__ = [
     "fit_part",
     "handle_where_held",
     "hinge_line_from_planes",
+    "out_of_cavities",
     "part_events",
     "square_hinge_axis",
 ]

@@ -41,6 +41,11 @@ from .shapes import Shape
 LIFT_HEIGHT = 0.008
 LIFT_START = 0.002
 LANDING_TOLERANCE = 0.005
+JITTER_MARGIN = 3.0
+"""Where an object has come to rest, it is still within this many times the robust spread of its last
+measured poses there of their median, if that is wider than LANDING_TOLERANCE."""
+JITTER_REACH = 0.03
+"""m: the measured poses that give that spread lie this near the final pose."""
 GRASP_LEAD_S = 0.2
 FALL_SPEED = 0.3
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
@@ -214,7 +219,19 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     final = np.median(motion.positions[-max(3, len(z) // 10) :], axis=0)
     if z[lift:].max() - final[2] <= LIFT_HEIGHT:  # still held up at the end
         return None
-    away = np.linalg.norm(motion.positions[lift:] - final, axis=1) > LANDING_TOLERANCE
+    # Resting, it may still seem to move by its measurement's noise (a small cup's thin depth: 5 mm, and its
+    # last frames, partly hidden, held where they put it): where the last frames that measure it lie near
+    # where it ends, it rests where they do, within their spread.
+    seen = np.flatnonzero(motion.measured[lift:]) + lift
+    near = seen[np.linalg.norm(motion.positions[seen] - final, axis=1) < JITTER_REACH][
+        -max(5, len(z) // 10) :
+    ]
+    tolerance = LANDING_TOLERANCE
+    if len(near) >= 5:
+        final = np.median(motion.positions[near], axis=0)
+        spread = 1.4826 * float(np.median(np.linalg.norm(motion.positions[near] - final, axis=1)))
+        tolerance = max(tolerance, JITTER_MARGIN * spread)
+    away = np.linalg.norm(motion.positions[lift:] - final, axis=1) > tolerance
     moving = np.nonzero(away)[0]
     if not len(moving):
         return None

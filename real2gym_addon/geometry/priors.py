@@ -22,11 +22,13 @@ if TYPE_CHECKING:
 def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = np.inf) -> float:
     """Height (m, world) of the highest support surface under ``xy``: the table, or another object.
 
-    A container supports with its inner bottom, other shapes with their top,
-    where ``xy`` lies inside their footprint (at their final pose) and that surface
-    lies under ``below`` (the supported object's centre): a block set down on a
-    plate ends over the plate's footprint, and the plate is not on it; a can let
-    go into a cup ends inside the cup's, and the cup is not on it.
+    A container supports with its inner bottom, a cabinet with its inside's floor
+    where ``xy`` lies over its inside, other shapes with their top, where ``xy`` lies
+    inside their footprint (at their final pose) and that surface lies under
+    ``below`` (the supported object's centre): a block set down on a plate ends over
+    the plate's footprint, and the plate is not on it; a can let go into a cup ends
+    inside the cup's, and the cup is not on it; a cup put in a microwave stands on
+    its floor, not on the table under it.
     """
     height = 0.0
     for other in others:
@@ -34,6 +36,13 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = 
         turn = yaw_rotation(other.motion.yaws[-1])
         centre = centre + turn @ shape.axis_offset()  # a mug's axis is off its box centre
         local = turn.T @ np.r_[xy - centre[:2], 0.0]
+        if shape.entry.cavity is not None:
+            inside_centre, inside_half = shape.cavity()
+            if np.all(np.abs(local[:2] - inside_centre[:2]) < inside_half[:2]):
+                floor = centre[2] + inside_centre[2] - inside_half[2]
+                if floor < below:
+                    height = max(height, floor)
+                continue
         if shape.is_round:
             inside = np.hypot(local[0], local[1]) < shape.size[0] / 2
         else:

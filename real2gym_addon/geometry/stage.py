@@ -22,7 +22,7 @@ from ..mesh_file import read_obj
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from ..tasks import TASKS
-from .articulation import fit_object_parts, part_hand_path, with_part_hand
+from .articulation import HAND_CLEAR, fit_object_parts, out_of_cavities, part_hand_path, with_part_hand
 from .camera import (
     back_project,
     inverse_poses,
@@ -616,6 +616,9 @@ def run_geometry(
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
+            release = next((k["frame"] for k in keyframes if k["event"] == "release"), None)
+            others = [o.fitted for o in objects if o is not moved]
+            gripper = out_of_cavities(gripper, release, others, demo.video.fps)
     keyframes = sorted(keyframes + part_keyframes, key=lambda k: k["frame"])
     if (
         trajectory is None and part_keyframes
@@ -624,7 +627,8 @@ def run_geometry(
                  for obj in objects for part in obj.parts]  # fmt: skip
         paths = [path for path in paths if path is not None]
         if paths:
-            gripper = with_part_hand(gripper, paths, demo.video.fps, frames)
+            tops = [o.fitted.position[2] + o.fitted.shape.size[2] / 2 for o in objects]
+            gripper = with_part_hand(gripper, paths, demo.video.fps, frames, max(tops) + HAND_CLEAR)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source,
                     joints_s if segmentation.parts else 0.0)  # fmt: skip
 

@@ -8,6 +8,8 @@ the articulated benchmark (benchmarks/bench_articulated.py) measures them on gen
 
 from __future__ import annotations
 
+import dataclasses
+
 import mujoco
 import numpy as np
 import pytest
@@ -18,18 +20,22 @@ from real2gym.real2gym_addon.geometry.articulation import (
     DOOR_THICKNESS,
     DRAWER_CLEARANCE,
     GRIP_SPAN,
+    PALM_REACH,
     body_behind_door,
     drawer_inside,
     handle_where_held,
     hinge_line_from_planes,
+    out_of_cavities,
     part_events,
     part_hand_path,
     square_hinge_axis,
 )
 from real2gym.real2gym_addon.geometry.camera import transform, yaw_rotation
 from real2gym.real2gym_addon.geometry.fit_base import FittedObject
+from real2gym.real2gym_addon.geometry.keyframes import GripperTrajectory
 from real2gym.real2gym_addon.geometry.parts import Joint, PartGeometry
 from real2gym.real2gym_addon.geometry.shapes import Shape
+from real2gym.real2gym_addon.mjcf.gripper import GripperSpec
 
 FRAMES = 60
 WALL = 0.015
@@ -290,3 +296,27 @@ def test_unrecorded_the_hand_closes_on_the_handle_where_the_part_rests() -> None
     assert closed < start  # closed on the bar before the drawer moves
     assert np.allclose(positions[closed:start], handle, atol=1e-9)
     assert np.allclose(positions[start], handle + front[:, 0] * q[start], atol=1e-9)  # then with it
+
+
+def test_a_hand_that_lets_go_inside_a_cabinet_leaves_through_its_opening() -> None:
+    body = _chest()
+    front = _front_frame(body)[:, 0]
+    count, release = 40, 10
+    inside = body.position + np.array([0.0, 0.0, -0.05])
+    positions = np.tile(inside, (count, 1))
+    positions[release + 1 :, 2] += 0.01 * np.arange(1, count - release)  # rising: into its top
+    gripper = GripperTrajectory(
+        positions, np.tile([1.0, 0.0, 0.0, 0.0], (count, 1)), np.ones(count), "synthesised"
+    )
+    out = out_of_cavities(gripper, release, [body], 15.0)
+    path = out.positions
+    assert np.allclose(path[: release + 1], positions[: release + 1])
+    rise = path[release + 3] - inside
+    assert rise[2] == pytest.approx(0.03) and abs(rise @ front) < 1e-9  # up off the object first
+    gone = (path[-1] - body.position) @ front
+    assert gone >= body.shape.size[0] / 2 + PALM_REACH  # out past its front, the palm clear of it
+    assert path[-1][2] == pytest.approx(inside[2] + 0.03)  # never up into its top
+    # A hand that lets go outside any cavity keeps its path.
+    outside = dataclasses.replace(gripper, positions=positions + front * 0.5)
+    assert out_of_cavities(outside, release, [body], 15.0) is outside
+    assert PALM_REACH == GripperSpec().palm_size[1] / 2

@@ -1,13 +1,16 @@
-"""Physical priors on a carried object's motion (issue 28): it never dips into what supports it, and
-without a recording it stands where it stood until it is lifted."""
+"""Physical priors on a carried object's motion (issue 28): it never dips into what supports it (a
+cabinet's inside included), without a recording it stands where it stood until it is lifted, and it is
+let go where it comes to rest, however noisily it is measured there."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from real2gym.real2gym_addon.geometry.fit_base import FittedObject
+from real2gym.real2gym_addon.geometry.keyframes import _put_down
 from real2gym.real2gym_addon.geometry.motion import Motion
-from real2gym.real2gym_addon.geometry.priors import out_of_supports, rest_until_lifted
+from real2gym.real2gym_addon.geometry.priors import out_of_supports, rest_until_lifted, support_height
 from real2gym.real2gym_addon.geometry.shapes import Shape
 from real2gym.real2gym_addon.geometry.stage import ObjectGeometry
 
@@ -76,3 +79,30 @@ def test_a_cup_is_not_lifted_onto_the_can_let_go_into_it():
     assert np.array_equal(cup.motion.positions, cup_path)
     out_of_supports(can, [cup])
     assert np.allclose(can.motion.positions[16:, 2], 0.036, atol=2e-4)  # on the cup's inner bottom
+
+
+def test_a_cup_in_a_microwave_stands_on_its_floor_not_on_the_table_under_it():
+    microwave = _object("microwave", "cabinet", [0.35, 0.45, 0.28], [[0.0, 0.0, 0.14]] * FRAMES,
+                        {"wall_thickness": 0.015}, static=True)  # fmt: skip
+    assert support_height(np.array([0.02, 0.05]), [microwave], below=0.06) == pytest.approx(0.015)
+    assert support_height(np.array([0.02, 0.05]), [microwave], below=0.01) == 0.0  # under its floor
+    assert support_height(np.array([0.4, 0.05]), [microwave], below=0.06) == 0.0  # beside it
+
+
+def test_a_placed_object_measured_noisily_is_let_go_where_it_arrives():
+    """Its last frames, partly hidden, hold it 7 mm off where it rests, and it wanders 3 mm a frame there:
+    without a recording it is let go where it came to rest, not where it was last seen."""
+    rng = np.random.default_rng(3)
+    frames, lift, arrive = 90, 10, 40
+    path = np.zeros((frames, 3))
+    path[:, 2] = 0.04
+    path[lift:arrive] = np.linspace([0.0, 0.0, 0.04], [0.3, 0.0, 0.055], arrive - lift)
+    path[lift + 5 : arrive - 5, 2] += 0.05  # carried up and over
+    path[arrive:] = [0.3, 0.0, 0.055]
+    path[arrive:70] += rng.normal(0.0, 0.003, (30, 3))
+    path[70:] += [0.005, 0.005, 0.0]  # the partly hidden last view, held to the end
+    measured = np.ones(frames, bool)
+    measured[72:] = False
+    motion = Motion(path, np.zeros(frames), measured)
+    release = _put_down(motion, lift, 15.0)
+    assert release is not None and abs(release - arrive) <= 3
