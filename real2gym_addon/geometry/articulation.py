@@ -531,22 +531,17 @@ def body_behind_door(body: FittedObject, part: PartGeometry) -> FittedObject:
 def face_the_part(body: FittedObject, part_centre: np.ndarray) -> FittedObject:
     """The body turned by quarter turns so that its front (local +x) faces the part; a box becomes a cabinet."""
     toward = part_centre[:2] - body.position[:2]
-    size = tuple(body.shape.size)
     best = max(range(4), key=lambda t: math.cos(body.yaw + t * math.pi / 2) * toward[0]
                + math.sin(body.yaw + t * math.pi / 2) * toward[1])  # fmt: skip
-    turned = size if best % 2 == 0 else (size[1], size[0], size[2])
     kind = body.shape.kind if body.shape.kind in (CABINET.name, MESH.name) else CABINET.name
-    params = (
-        body.shape.params
-        if kind == body.shape.kind and best % 2 == 0
-        else cabinet_kind.default_params(turned)
-    )
     if kind == MESH.name:  # the user's own mesh keeps its pose
         return body
-    shape = Shape(kind, turned, params, body.shape.vertices, body.shape.fit_error)
-    return FittedObject(
-        shape, body.position.copy(), math.remainder(body.yaw + best * math.pi / 2, 2 * math.pi)
-    )
+    turned = _quarter_turned(body, best)
+    if kind != body.shape.kind or best % 2:
+        shape = turned.shape
+        turned.shape = Shape(kind, shape.size, cabinet_kind.default_params(shape.size), shape.vertices,
+                             shape.fit_error)  # fmt: skip
+    return turned
 
 
 def fit_part(
