@@ -29,6 +29,14 @@ COACD_TIME_LIMIT_S = 120.0
 _WORKER = Path(__file__).with_name("_coacd_worker.py")
 
 
+WORKER_NICENESS = 10
+"""How much lower than the caller's (Blender's interface) the CoACD process runs (POSIX niceness)."""
+
+
+def _lower_priority() -> None:
+    os.nice(WORKER_NICENESS)
+
+
 class CollisionError(Real2GymError):
     """A collision choice cannot be made for this object; its previous collision is kept."""
 
@@ -67,10 +75,16 @@ def coacd_pieces(
         threshold=float(threshold),
         max_pieces=int(max_pieces),
     )
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    # Below the interface's priority, and a core left to it: CoACD's threads took both of a 2-core machine's,
+    # and Blender's timers fired once a second while it ran.
+    threads = str(max(1, (os.cpu_count() or 2) - 1))
+    environment = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), OMP_NUM_THREADS=threads
+    )
     worker = subprocess.Popen(
         [sys.executable, str(_WORKER)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment,
+        preexec_fn=_lower_priority if os.name == "posix" else None,
     )  # fmt: skip
     try:
         output, errors = worker.communicate(request.getvalue(), timeout=time_limit)
