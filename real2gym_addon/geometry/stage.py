@@ -491,11 +491,8 @@ def run_geometry(
         fitted, warning = fit_shape(prompt.shape, views, camera, mesh=mesh)
         if prompt.parts and prompt.size is not None and demo.depth_dir is None and fitted.shape.kind in BOXY:
             # Silhouettes alone: the body's known size holds, and its parts stand in front of it.
-            own = [
-                t
-                for t in segmentation.parts
-                if t.name in {part_key(prompt.name, p.name) for p in prompt.parts}
-            ]
+            keys = {part_key(prompt.name, p.name) for p in prompt.parts}
+            own = [t for t in segmentation.parts if t.name in keys]
             hidden = [np.logical_or.reduce([t.masks[v.frame] for t in own]) if own else None for v in views]
             fitted, warning = place_known_box(fitted, prompt.size, views, hidden, camera), None
         if warning:
@@ -620,9 +617,7 @@ def run_geometry(
             others = [o.fitted for o in objects if o is not moved]
             gripper = out_of_cavities(gripper, release, others, demo.video.fps)
     keyframes = sorted(keyframes + part_keyframes, key=lambda k: k["frame"])
-    if (
-        trajectory is None and part_keyframes
-    ):  # nothing recorded the hand: it goes to each part the video moves
+    if trajectory is None and part_keyframes:  # nothing recorded the hand: it goes to each part the video moves  # fmt: skip
         paths = [part_hand_path(part, part_keyframes, part_key(obj.name, part.name), demo.video.fps, frames)
                  for obj in objects for part in obj.parts]  # fmt: skip
         paths = [path for path in paths if path is not None]
