@@ -23,11 +23,12 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
+from ..geometry.articulation import AT_END
 from ..geometry.camera import yaw_rotation
 from ..geometry.fit import FittedObject
 from ..geometry.keyframes import GripperTrajectory
 from ..geometry.motion import Motion
-from ..geometry.parts import PartGeometry
+from ..geometry.parts import PartGeometry, part_key
 from ..geometry.stage import Geometry, ObjectGeometry
 
 BLEND_SHARE = 0.6
@@ -58,23 +59,26 @@ class Segments:
 
 
 def find_segments(geometry: Geometry, task: dict) -> Segments:
-    """The manipulated object's phases from the keyframes and the gripper's opening.
+    """The phases of what the hand works on: the manipulated object, or for a task on a part (``open``,
+    ``close``) that part, from the keyframes and the gripper's opening. A part pushed, not grasped, is
+    touched at its ``push`` and never let go.
 
     Raises:
-        AdaptError: No gripper path, or no grasp of the task's object.
+        AdaptError: No gripper path, or no grasp (nor push of a part) of the task's object.
     """
     if geometry.gripper is None:
         raise AdaptError(
             "the demo has no gripper path to adapt (run the geometry stage, which synthesises one)"
         )
-    events = {k["event"]: int(k["frame"]) for k in geometry.keyframes if k["object"] == task["object"]}
-    if "grasp" not in events:
-        raise AdaptError(f"the demo has no grasp keyframe of '{task['object']}' to adapt from")
+    held = part_key(task["object"], task["part"]) if task.get("part") else task["object"]
+    events = {k["event"]: int(k["frame"]) for k in geometry.keyframes if k["object"] == held}
+    if "grasp" not in events and not (task.get("part") and "push" in events):
+        raise AdaptError(f"the demo has no grasp keyframe of '{held}' to adapt from")
     frames = len(geometry.gripper.positions)
-    grasp = events["grasp"]
+    grasp = events.get("grasp", events.get("push"))
     opening = geometry.gripper.opening
     closing = grasp
-    while closing > 0 and opening[closing - 1] > opening[closing] + 1e-6:
+    while "grasp" in events and closing > 0 and opening[closing - 1] > opening[closing] + 1e-6:
         closing -= 1
     release = min(events.get("release", frames), frames)
     lift = min(max(events.get("lift", grasp), grasp), release)
@@ -147,26 +151,35 @@ def adapt(
     changes: dict[str, dict],
     table_dz: float = 0.0,
     settle_frames: int = 0,
+    part_starts: dict[str, float] | None = None,
 ) -> Geometry:
     """The demo's geometry with its objects changed and its gripper path adapted to them.
 
     Args:
         geometry: The demo's geometry (world frame, table at z = 0).
-        task: ``{"type", "object", "target"}``.
+        task: ``{"type", "object", "target"}`` (and ``"part"`` for a task on a part: the hand's path
+            goes with the part's body).
         changes: Object name -> ``{"dx", "dy"`` (m), ``"dyaw_deg"``, ``"scale"``, ``"rim_scale"}``;
-            objects not named stay.
+            objects not named stay. A body with moving parts keeps its size.
         table_dz: The table's height change under the camera (m): the camera moves by its opposite.
         settle_frames: Frames the hand holds still before the fingers close and before they open.
+        part_starts: Part key -> its start's change, a share of its joint's range (see
+            :func:`_part_started`); parts not named start as in the demo.
 
     Returns:
         The variant's geometry; its gripper's ``source`` is ``"adapted"``.
 
     Raises:
-        AdaptError: The demo cannot be adapted (no gripper path or grasp), or a rim cannot scale.
+        AdaptError: The demo cannot be adapted (no gripper path or grasp), a rim cannot scale, or a
+            body with parts is scaled.
     """
     segments = find_segments(geometry, task)
     by_name = {o.name: o for o in geometry.objects}
     manipulated = by_name[task["object"]]
+    carried = not task.get("part")  # a task on a part moves the part, its body stays
+    for obj in geometry.objects:
+        if obj.parts and abs(float(changes.get(obj.name, {}).get("scale", 1.0)) - 1.0) > 1e-9:
+            raise AdaptError(f"object '{obj.name}' has moving parts: it keeps its size")
     target = by_name.get(task.get("target") or "")
     grasp_map, grasp_turn, _ = object_map(manipulated, changes.get(manipulated.name, {}))
     place_map, place_turn = grasp_map, grasp_turn
@@ -177,19 +190,29 @@ def adapt(
         weights[:] = 0.0
 
     gripper = geometry.gripper
-    grasp_path, place_path = _apply(grasp_map, gripper.positions), _apply(place_map, gripper.positions)
+    hand, hand_quats, new_q = gripper.positions, gripper.quaternions, {}
+    for obj in geometry.objects:
+        for part in obj.parts:
+            key = part_key(obj.name, part.name)
+            if (part_starts or {}).get(key):
+                new_q[key] = _part_started(part, float(part_starts[key]))
+                hand, hand_quats = _hand_with_part(
+                    hand, hand_quats, part, new_q[key], key, geometry.keyframes
+                )
+    grasp_path, place_path = _apply(grasp_map, hand), _apply(place_map, hand)
     positions = (1 - weights)[:, None] * grasp_path + weights[:, None] * place_path
     turns = (1 - weights) * grasp_turn + weights * place_turn
-    quaternions = _turned(turns, gripper.quaternions)
+    quaternions = _turned(turns, hand_quats)
     scale = float(changes.get(manipulated.name, {}).get("scale", 1.0))
     opening = gripper.opening.copy()
-    held = slice(segments.closing, segments.release)
-    opening[held] = np.minimum(opening[held] * scale, max(opening[segments.closing], 0.0))
+    if carried:  # the fingers follow the held object's size
+        held = slice(segments.closing, segments.release)
+        opening[held] = np.minimum(opening[held] * scale, max(opening[segments.closing], 0.0))
 
     objects = []
     for obj in geometry.objects:
         change = changes.get(obj.name, {})
-        if obj is manipulated:
+        if obj is manipulated and carried:
             motion = _carried_motion(obj, segments, grasp_map, grasp_turn, place_map, place_turn,
                                      gripper.positions, positions, turns, scale)  # fmt: skip
         else:
@@ -199,7 +222,8 @@ def adapt(
             motion = dataclasses.replace(
                 obj.motion, positions=_apply(world, obj.motion.positions), yaws=obj.motion.yaws + turn
             )
-            obj = dataclasses.replace(obj, parts=[_moved_part(part, world) for part in obj.parts])
+            parts = [_moved_part(part, world, new_q.get(part_key(obj.name, part.name))) for part in obj.parts]
+            obj = dataclasses.replace(obj, parts=parts)
         shape = obj.fitted.shape
         if obj is manipulated and abs(scale - 1.0) > 1e-9:
             shape = shape.scaled((scale, scale, scale))
@@ -273,15 +297,72 @@ def _carried_motion(
     return dataclasses.replace(motion, positions=positions, yaws=yaws, static=False)
 
 
-def _moved_part(part: PartGeometry, world: np.ndarray) -> PartGeometry:
-    """A part moved with its body by the rigid map ``world`` (4x4): its pose, its joint's axis and pivot."""
+def _moved_part(part: PartGeometry, world: np.ndarray, q: np.ndarray | None = None) -> PartGeometry:
+    """A part moved with its body by the rigid map ``world`` (4x4): its pose, its joint's axis and pivot;
+    its value per frame ``q`` where given."""
     turn = world[:3, :3]
     joint = dataclasses.replace(
         part.joint, axis=turn @ part.joint.axis, pivot=_apply(world, part.joint.pivot)
     )
     return dataclasses.replace(
-        part, position=_apply(world, part.position), rotation=turn @ part.rotation, joint=joint
+        part,
+        position=_apply(world, part.position),
+        rotation=turn @ part.rotation,
+        joint=joint,
+        q=part.q if q is None else q,
     )
+
+
+def _part_started(part: PartGeometry, share: float) -> np.ndarray:
+    """The part's value per frame started ``share`` of its joint's range further (within the range).
+
+    A part the demo starts at an end of its range (a door shut, or opened as far as it goes) starts
+    ``abs(share)`` in from it. Until it moves it stands at its new start; as it moves toward where the demo's ends, the change
+    fades in proportion to how far it has come, so it ends where the demo's does (a door shut as
+    shut, a drawer opened as far).
+    """
+    q = part.filled_q()
+    low, high = part.joint.range
+    span = high - low
+    if q[0] - low <= AT_END * span:  # at an end it can only start further in
+        share = abs(share)
+    elif high - q[0] <= AT_END * span:
+        share = -abs(share)
+    start = float(np.clip(q[0] + share * span, low, high))
+    travel = q[-1] - q[0]
+    come = np.clip((q - q[0]) / travel, 0.0, 1.0) if abs(travel) > 1e-9 else np.zeros(len(q))
+    return np.clip(q + (start - q[0]) * (1.0 - come), low, high)
+
+
+def _hand_with_part(
+    positions: np.ndarray,
+    quaternions: np.ndarray,
+    part: PartGeometry,
+    new_q: np.ndarray,
+    key: str,
+    keyframes: list[dict],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The hand's path (world; ``[w, x, y, z]``) moved with a part started elsewhere: from its grasp or
+    push on, by the part's own change of value on each frame (turned about its hinge, slid along its
+    slide), so that it grips the handle where it now is and follows it; over its way in (from the hand's
+    last keyframe with something else, or the video's start) the change grows from none by a
+    minimum-jerk profile. A part the hand never touches leaves the path as it was."""
+    touched = [int(k["frame"]) for k in keyframes if k["object"] == key and k["event"] in ("grasp", "push")]
+    if not touched:
+        return positions, quaternions
+    touch = touched[0]
+    before = [int(k["frame"]) for k in keyframes if k["object"] != key and int(k["frame"]) < touch]
+    way_in = max(before, default=0)
+    frames = np.arange(len(positions), dtype=float)
+    weight = min_jerk((frames - way_in) / max(touch - way_in, 1))
+    change = (new_q - part.filled_q()) * weight
+    moved_positions, moved_quats = positions.copy(), quaternions.copy()
+    for f in np.flatnonzero(np.abs(change) > 1e-9):
+        move = part.joint.motion(float(change[f]))
+        moved_positions[f] = move[:3, :3] @ positions[f] + move[:3, 3]
+        turned = Rotation.from_matrix(move[:3, :3]) * Rotation.from_quat(quaternions[f, [1, 2, 3, 0]])
+        moved_quats[f] = turned.as_quat()[[3, 0, 1, 2]]
+    return moved_positions, moved_quats
 
 
 def _reindexed(obj: ObjectGeometry, index: np.ndarray) -> ObjectGeometry:

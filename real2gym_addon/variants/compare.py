@@ -100,6 +100,9 @@ def changes_text(params: dict | None) -> str:
         ]
         if any(moved):
             parts.append(f"{name} {' '.join(m for m in moved if m)}")
+    for key, share in (params.get("parts") or {}).items():
+        if share:
+            parts.append(f"{key} start {share * 100:+.0f}% of its range")
     if params.get("table_dz"):
         parts.append(f"table {params['table_dz'] * 100:+.1f} cm")
     for key, label in (("friction_scale", "friction"), ("mass_scale", "mass")):

@@ -54,6 +54,9 @@ class Ranges:
         mass_scale: Scale of every object's mass.
         distractors: Number of distractor objects ``(low, high)``, inclusive.
         distractor_size_m: Side or diameter of a distractor (m).
+        part_start: Change of each moving part's start value (a door's angle, a drawer's opening), as a
+            share of its joint's range; a part the demo starts at an end of its range (a door shut, or as
+            open as it goes) starts that much in from it.
     """
 
     position_m: float = 0.03
@@ -67,6 +70,7 @@ class Ranges:
     mass_scale: tuple[float, float] = (0.8, 1.2)
     distractors: tuple[int, int] = (0, 2)
     distractor_size_m: tuple[float, float] = (0.03, 0.06)
+    part_start: float = 0.15
 
 
 @dataclasses.dataclass
@@ -154,6 +158,9 @@ class VariationPlan:
             if low <= 0:
                 raise PlanError(f"{name} must be above 0, got ({low}, {high})")
         low, high = _pair(m.table_height_m, "table_height_m")
+        low, high = _pair(m.part_start, "part_start")
+        if max(abs(low), abs(high)) > 1:
+            raise PlanError(f"part_start is a share of a joint's range: within -1 to 1, got ({low}, {high})")
         low, high = _pair(m.distractors, "distractors")
         if low < 0 or high > MAX_DISTRACTORS or low != int(low) or high != int(high):
             raise PlanError(f"distractors must be whole numbers 0-{MAX_DISTRACTORS}, got ({low}, {high})")
@@ -175,15 +182,16 @@ class VariationPlan:
 
         Args:
             index: The variant's number (0-based).
-            objects: ``{"name", "role", "kind"}`` per object of the demo; the task's
-                object has role ``manipulated``, its target ``target``.
+            objects: ``{"name", "role", "kind", "parts"}`` per object of the demo (``parts``: its moving
+                parts' keys, ``microwave.door``; none: no parts); the task's object has role
+                ``manipulated``, its target ``target``.
 
         Returns:
             JSON-ready parameters (see ``docs/variants.md``): ``kind`` (``mechanical`` or
             ``appearance``), ``objects`` (per object ``dx``, ``dy`` in m, ``dyaw_deg``, ``scale``,
             ``rim_scale``), ``table_dz``, ``friction_scale``, ``mass_scale``, ``distractors``
-            (``shape``, ``size``, and ``u``, ``v`` in [0, 1) where on the table to try first)
-            and ``appearance``.
+            (``shape``, ``size``, and ``u``, ``v`` in [0, 1) where on the table to try first),
+            ``appearance`` and ``parts`` (per part key, its start's change as a share of its range).
         """
         rng = np.random.default_rng([self.seed, index])
         m, a = self.mechanical, self.appearance
@@ -200,6 +208,8 @@ class VariationPlan:
                               dyaw_deg=_draw(rng, m.target_yaw_deg))  # fmt: skip
                 if is_container(obj.get("kind")):
                     change["rim_scale"] = _draw(rng, m.rim_scale)
+            if obj.get("parts"):
+                change["scale"] = 1.0  # a body's parts hang on it at their measured places: it keeps its size
             params["objects"][obj["name"]] = change
         params["table_dz"] = _draw(rng, m.table_height_m)
         params["friction_scale"] = _draw(rng, m.friction_scale)
@@ -217,6 +227,8 @@ class VariationPlan:
             for _ in range(int(rng.integers(int(low), int(high) + 1)))
         ]
         params["appearance"] = _draw_appearance(rng, a, [o["name"] for o in objects])
+        # Drawn last: a scene without parts draws what it drew before parts could vary.
+        params["parts"] = {key: _draw(rng, m.part_start) for o in objects for key in o.get("parts") or ()}
         if appearance_only:
             params = {**base_params(objects), "kind": "appearance", "appearance": params["appearance"]}
         return _rounded(params)
@@ -235,6 +247,7 @@ def base_params(objects: list[dict[str, Any]]) -> dict[str, Any]:
         "mass_scale": 1.0,
         "distractors": [],
         "appearance": {},
+        "parts": {key: 0.0 for o in objects for key in o.get("parts") or ()},
     }
 
 
@@ -250,6 +263,8 @@ def shrink(params: dict[str, Any], factor: float = SHRINK) -> dict[str, Any]:
         for key in ("scale", "rim_scale"):
             change[key] = 1.0 + factor * (change[key] - 1.0)
     out["table_dz"] *= factor
+    if "parts" in out:  # a part's start, as a share of its range, toward the demo's
+        out["parts"] = {key: share * factor for key, share in out["parts"].items()}
     for key in ("friction_scale", "mass_scale"):
         out[key] = 1.0 + factor * (out[key] - 1.0)
     return _rounded(out)

@@ -25,6 +25,7 @@ from ..files import write_text_atomic
 from ..fixes.suggest import suggest_fixes
 from ..geometry.fit import FittedObject
 from ..geometry.motion import Motion
+from ..geometry.parts import part_key
 from ..geometry.report_io import geometry_from_report
 from ..geometry.shape_kinds import kind_entry
 from ..geometry.shapes import Shape
@@ -105,7 +106,8 @@ class BaseScene:
         objects = [
             {"name": o.name, "kind": o.fitted.shape.kind,
              "role": "manipulated" if o.name == task["object"] else
-                     "target" if o.name == task.get("target") else o.role}
+                     "target" if o.name == task.get("target") else o.role,
+             "parts": [part_key(o.name, p.name) for p in o.parts]}
             for o in geometry.objects
         ]  # fmt: skip
         return cls(Path(out_dir), report, geometry, camera_from_report(report), task,
@@ -197,7 +199,8 @@ def vary_geometry(base: BaseScene, params: dict, settle_frames: int) -> Geometry
         VariantRejected: The objects overlap or leave the table, no place is free for a
             distractor, or the adapted path leaves the hand's reach.
     """
-    geometry = adapt(base.geometry, base.task, params["objects"], params["table_dz"], settle_frames)
+    geometry = adapt(base.geometry, base.task, params["objects"], params["table_dz"], settle_frames,
+                     params.get("parts"))  # fmt: skip
     _check_placement(geometry)
     _check_reach(geometry)
     extra = _place_distractors(geometry, params["distractors"])
@@ -258,6 +261,18 @@ def _footprint(obj: ObjectGeometry) -> float:
     return 0.5 * max(sx, sy) if obj.fitted.shape.is_round else 0.5 * math.hypot(sx, sy)
 
 
+def _part_spots(obj: ObjectGeometry) -> list[tuple[np.ndarray, float]]:
+    """Where an object's moving parts stand, at the start and the end and every quarter of the way between
+    (a door swung open stands out past its body's footprint): ``(centre xy, radius)`` each."""
+    spots = []
+    for part in obj.parts:
+        q = part.filled_q()
+        radius = 0.5 * math.hypot(*part.shape.size[:2])
+        for frame in np.linspace(0, len(q) - 1, 5).round().astype(int):
+            spots.append((part.pose_at(float(q[frame]))[:2, 3], radius))
+    return spots
+
+
 def _check_placement(geometry: Geometry) -> None:
     x0, y0, x1, y1 = geometry.table.extent_world
     starts = [(o, o.motion.positions[0]) for o in geometry.objects]
@@ -297,6 +312,7 @@ def _place_distractors(geometry: Geometry, wanted: list[dict]) -> list[ObjectGeo
     x0, y0, x1, y1 = geometry.table.extent_world
     frames = len(geometry.gripper.positions)
     taken = [(o.motion.positions[i, :2], _footprint(o)) for o in geometry.objects for i in (0, -1)]
+    taken += [spot for o in geometry.objects for spot in _part_spots(o)]
     path = geometry.gripper.positions
     placed = []
     for number, spec in enumerate(wanted):
