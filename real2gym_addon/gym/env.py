@@ -139,9 +139,11 @@ class Real2GymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        parts = {o.name: [part_key(o.name, p.name) for p in o.parts] for o in self._geometry.objects}
         objects = [{"name": o["name"], "kind": o["shape"],
                     "role": "manipulated" if o["name"] == self._task["object"] else
-                            "target" if o["name"] == self._task.get("target") else o["role"]}
+                            "target" if o["name"] == self._task.get("target") else o["role"],
+                    "parts": parts.get(o["name"], [])}
                    for o in self.task_info["objects"]]  # fmt: skip
         if self.randomize:
             params = self._plan.draw(int(self.np_random.integers(0, 2**31 - 1)), objects)
@@ -149,7 +151,7 @@ class Real2GymEnv(gymnasium.Env):
             params = {"objects": {}, "friction_scale": 1.0, "mass_scale": 1.0}
         changes = {n: {**c, "scale": 1.0, "rim_scale": 1.0} for n, c in params["objects"].items()}
         settle = int(round(self._plan.settle_s * self.task_info["fps"]))
-        geometry = adapt(self._geometry, self._task, changes, 0.0, settle)
+        geometry = adapt(self._geometry, self._task, changes, 0.0, settle, params.get("parts"))
         self._demo = geometry.gripper
         self.model.geom_friction[:] = self._base_friction
         self.model.body_mass[:] = self._base_mass
@@ -175,6 +177,9 @@ class Real2GymEnv(gymnasium.Env):
             yaw = float(obj.motion.yaws[0])
             self.data.qpos[address : address + 3] = start + [0.0, 0.0, START_CLEARANCE]
             self.data.qpos[address + 3 : address + 7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+        for obj in geometry.objects:  # each part at its start (varied, or the demo's)
+            for part in obj.parts:
+                self.data.qpos[self._parts[part_key(obj.name, part.name)][0]] = part.filled_q()[0]
         positions, quaternions, commands = step_targets(
             self._demo, self.task_info["fps"], np.zeros(1), HAND_LEAD_S
         )

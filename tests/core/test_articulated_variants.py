@@ -154,3 +154,25 @@ def test_distractors_keep_off_a_door_swung_open(cabinet_run: Path) -> None:
     open_door = door.pose_at(float(door.filled_q()[-1]))[:2, 3]
     assert np.linalg.norm(open_door - centre) > 0.5 * body_reach
     assert min(np.linalg.norm(open_door - xy) for xy, _ in spots) < 1e-9
+
+
+def test_the_environment_starts_the_door_where_its_plan_draws_it(cabinet_run: Path) -> None:
+    from real2gym.real2gym_addon.gym import make_env
+
+    env_dir = cabinet_run.parent / "env"
+    assert main(["export-gym", str(cabinet_run), "--to", str(env_dir)]) == 0
+    demo_start = make_env(env_dir, randomize=False).reset(seed=0)[0]["joints"][0]
+    env = make_env(env_dir)
+    starts, successes = [], []
+    for seed in (0, 1):
+        observation, _ = env.reset(seed=seed)
+        starts.append(observation["joints"][0])
+        reward, info = 0.0, {}
+        for action in env.demo_actions():
+            _, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        successes.append(bool(info["is_success"]))
+    # A door the demo starts shut starts further open; the hand's path, moved with it, still opens it.
+    assert min(starts) > demo_start + 0.005
+    assert all(successes), (starts, successes)
