@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from ..fixes import joint_rules
 from ..fixes import rules as suggestions
 from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel
@@ -180,6 +181,7 @@ CHECKS: dict[str, Check] = {
             needs=f"each moving part's simulated joint value within {checks.JOINT_FIDELITY_LIMIT['hinge']:g} rad "
             f"(hinge) or {checks.JOINT_FIDELITY_LIMIT['slide'] * 100:g} cm (slide) RMS of the video's",
             events=("push", "open", "closed"),
+            suggest=joint_rules.joint_repair,
         ),
         Check(
             "release_clearance",

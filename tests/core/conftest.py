@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from articulated_demos import make_cabinet_demo
 
 from demo_factory import make_demo
 
@@ -32,4 +33,17 @@ def verified_demo_run(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("demo_run") / "out"
     assert main(["run", str(DEMO), "--out", str(out), "--no-blend", "-q"]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def cabinet_run(tmp_path_factory) -> Path:
+    """A generated cabinet whose door is swung open by its handle, the robot's hand recorded
+    (tests/articulated_demos.py: 75 frames at 15 fps, its joint estimated), run once per session
+    (about 25 s) and verified; tests read it, or copy it before changing it."""
+    from real2gym.real2gym_addon.cli import main
+
+    root = tmp_path_factory.mktemp("cabinet")
+    demo, out = make_cabinet_demo(root / "demo"), root / "out"
+    assert main(["run", str(demo), "--out", str(out), "--backend", "given", "--no-blend", "-q"]) == 0
     return out

@@ -1,14 +1,13 @@
 """Variants of a scene with a moving part: its body moved, its start angle varied, the hand's path moved
 with the part so that it grips the handle where it now is.
 
-The scene is a generated cabinet whose door is swung open by its handle (tests/articulated_demos.py:
-75 frames at 15 fps, its joint estimated), run once for the module (about 25 s).
+The scene is the session's generated cabinet whose door is swung open by its handle (``cabinet_run`` in
+conftest.py).
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,17 +27,6 @@ from real2gym.real2gym_addon.variants.run import (
     _verify,
     vary_geometry,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from articulated_demos import make_cabinet_demo  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def cabinet_run(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("cabinet_variants")
-    demo, out = make_cabinet_demo(root / "demo"), root / "out"
-    assert main(["run", str(demo), "--out", str(out), "--backend", "given", "--no-blend", "-q"]) == 0
-    return out
 
 
 def _door(geometry):
