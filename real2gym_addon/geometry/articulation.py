@@ -11,8 +11,10 @@ For each part prompted on an object (a door, a drawer), from the part's own mask
    points place the line well across a door that turns slowly in view, but a door swung shut in a few
    frames leaves it free along the panel's normal (a rigid slide within its own plane moves no point
    off its surface), and it was found 4 to 9 cm behind a microwave's door. A line that far from where
-   the planes put it is taken from the planes, with a warning. An axis within :data:`HINGE_SQUARE` of
-   plumb or level is made so.
+   the planes put it is taken from the planes, with a warning. A recorded hand that traced an arc while
+   the door turned (holding its handle, or pushing on one place of it) places the line better than
+   either: the arc's centre is taken, and without depth its sweep is how far the door turned
+   (:mod:`.hand_arc`). An axis within :data:`HINGE_SQUARE` of plumb or level is made so.
 2. **Which end is closed.** Of the two ends of the observed range, the part is closed at the one where
    it lies nearest its body's centre (a door against its frame, a drawer pushed in). The axis is
    turned so that opening is positive and ``q`` is 0 closed: the range is ``[0, most open seen]``.
@@ -40,6 +42,7 @@ from ..trajectory import FULL_OPENING
 from .camera import back_project, pose_at, pose_matrix, transform, yaw_rotation
 from .carry import release_after
 from .fit_base import FittedObject
+from .hand_arc import hand_arc, turned_with_hand
 from .joint import fit_joint, fit_joint_without_depth
 from .keyframes import GripperTrajectory
 from .kinds import cabinet as cabinet_kind
@@ -56,6 +59,10 @@ FACE_BIN = 0.004
 """m: the slices a part's points are counted in along its outward axis to find its front face."""
 FACE_LAYER = 0.3
 """A slice holding this share of the fullest one's points is a layer of the part's surface, not a handle."""
+FACE_WINDOW = 0.01
+"""m: a face's middle is the median of the points this near it (closer than a drawer's inside behind it)."""
+FACE_SETTLE = 20
+"""Steps, at most, for that median to settle."""
 HANDLE_STANDOFF = (0.008, 0.08)
 """m: points this far in front of a part's front face are its handle's."""
 HANDLE_POINTS = 12
@@ -174,14 +181,26 @@ def _panel_frame(points: np.ndarray, axis: np.ndarray, away: np.ndarray) -> np.n
 
 def _face_offset(x: np.ndarray) -> float:
     """The outermost substantial layer of points along a part's outward axis (m): its front face, past which
-    only a handle stands (and behind which a drawer's open inside shows)."""
+    only a handle stands (and behind which a drawer's open inside shows).
+
+    The outermost slice holding :data:`FACE_LAYER` of the fullest one's points finds the layer; its middle is
+    then where the median of the points within :data:`FACE_WINDOW` of it settles. The slice alone sits on the
+    noise's outer side: with depth noise of 4-5 mm it put generated doors' faces 3-7 mm proud of the truth
+    (a microwave's door into the hand that pushes it); the settled median, within 2 mm."""
     low, high = np.percentile(x, 1), np.percentile(x, 99)
     bins = max(1, int(np.ceil((high - low) / FACE_BIN)))
     counts, edges = np.histogram(x, bins=bins, range=(low, low + bins * FACE_BIN))
     layers = np.flatnonzero(counts >= FACE_LAYER * counts.max())
     top = layers[-1]
     inside = (x >= edges[top]) & (x < edges[top + 1])
-    return float(np.median(x[inside])) if inside.any() else float(edges[top])
+    face = float(np.median(x[inside])) if inside.any() else float(edges[top])
+    for _ in range(FACE_SETTLE):
+        near = x[np.abs(x - face) < FACE_WINDOW]
+        settled = float(np.median(near)) if len(near) else face
+        if abs(settled - face) < 1e-5:
+            break
+        face = settled
+    return face
 
 
 def _standing_off(
@@ -554,6 +573,7 @@ def fit_part(
     poses: np.ndarray,
     depth_of,
     log: WarningLog | None = None,
+    hand: np.ndarray | None = None,
 ) -> PartGeometry:
     """One part's joint, shape and per-frame value (see the module's steps 1 to 3).
 
@@ -567,6 +587,9 @@ def fit_part(
         poses: world_from_camera, ``4x4`` or per frame ``Nx4x4``.
         depth_of: frame -> cleaned depth (``HxW`` metres) or None without depth.
         log: Where a hinge line moved onto its door's planes is told (none: not told).
+        hand: ``(F, 3)`` the recorded hand's grasp centre per frame (world), or None: where it traced an arc
+            while the part turned, the arc's centre is the hinge line (:mod:`.hand_arc`), and without depth
+            its sweep is how far the part turned.
 
     Raises:
         GeometryError: The part is never measured well enough to fit its joint, naming it.
@@ -639,8 +662,11 @@ def fit_part(
         if fit.type == "hinge":
             axis = square_hinge_axis(axis)
         joint = Joint(fit.type, axis, pivot, (0.0, max(far - closed, 1e-3)), 0.0)
+        on_arc = False
+        if hand is not None and joint.type == "hinge":
+            joint, q, on_arc = _on_hand_arc(joint, q, hand, has_depth)
         planes = None
-        if has_depth and joint.type == "hinge":
+        if has_depth and joint.type == "hinge" and not on_arc:
             eyes = np.array([pose_at(poses, f)[:3, 3] for f in range(frames)])
             planes = hinge_line_from_planes(joint, points, q, eyes)
         if planes is not None:
@@ -673,10 +699,17 @@ def fit_part(
         outer = [
             f for f in usable if _outer_face_seen(joint, q[f], points[f], pose_at(poses, f), body.position)
         ]
-    best = max(outer or usable, key=lambda f: len(points[f]))
+    seen = outer or usable
+    # Measured where it is shut if it shows well there: an open view moved shut by a value a few degrees off
+    # stands its face out (2.4 degrees put a microwave's door 12 mm proud of its frame, into the pushing hand).
+    most = max(len(points[f]) for f in seen)
+    shut = []
+    if joint.type == "hinge":  # a slide moves every point alike: any of its frames does
+        near = [f for f in seen if abs(q[f] - joint.closed) < SHUT["hinge"]]
+        shut = [f for f in near if len(points[f]) >= SHUT_SHOWS * most]
+    best = max(shut or seen, key=lambda f: len(points[f]))
     at_closed = transform(joint.motion(joint.closed - q[best]), points[best])
     # A thin bar's depth is patchy on any one frame: its handle is measured on frames spread over the video.
-    seen = outer or usable
     evidence = [transform(joint.motion(joint.closed - q[f]), points[f])
                 for f in seen[:: max(1, len(seen) // HANDLE_FRAMES)] if f != best]  # fmt: skip
     if joint.type == "hinge":
@@ -688,8 +721,34 @@ def fit_part(
     )
 
 
+def _on_hand_arc(
+    joint: Joint, q: np.ndarray, hand: np.ndarray, has_depth: bool
+) -> tuple[Joint, np.ndarray, bool]:
+    """The hinge moved onto the recorded hand's arc where it traced one while the part turned; without depth,
+    the frames it turned the part measured by its sweep (see :mod:`.hand_arc`). Returns the joint, ``q``,
+    and whether the arc placed them."""
+    known = np.isfinite(q)
+    if known.sum() < 2:
+        return joint, q, False
+    filled = np.interp(np.arange(len(q)), np.flatnonzero(known), q[known])
+    arc = hand_arc(joint, filled, hand)
+    if arc is None:
+        return joint, q, False
+    joint = dataclasses.replace(joint, pivot=arc.pivot)
+    if has_depth:
+        return joint, q, True
+    turned = turned_with_hand(filled, arc, joint.closed)
+    moved = np.zeros(len(q), bool)
+    moved[arc.start : arc.end + 1] = True
+    q = np.where(known | moved, turned, np.nan)
+    q = q - np.nanmin(q)  # shut is 0
+    return dataclasses.replace(joint, range=(0.0, max(float(np.nanmax(q)), 1e-3))), q, True
+
+
 SHUT = {"hinge": math.radians(3.0), "slide": 0.01}
-"""A frame whose joint value is this near closed shows the part over its body's front (without depth)."""
+"""A frame whose joint value is this near closed shows the part over its body's front."""
+SHUT_SHOWS = 0.5
+"""A shut frame showing this share of the points of the frame that shows most measures the part's shape."""
 PANEL_INSET = 0.003
 """m: a door panel measured from a mask alone stops this short of its body's edges (the mask's edge pixels
 reach past them, and a panel as tall as its body scrapes the table as it turns)."""
@@ -976,8 +1035,9 @@ def fit_object_parts(
             name = part_key(prompt.name, part_prompt.name)
             track = tracks[name]
             visible = [track.frame_summary(f)["visible"] for f in range(len(track.masks))]
+            hand = None if trajectory is None else trajectory.positions
             part = fit_part(
-                part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of, log
+                part_prompt, prompt.name, obj.fitted, track.masks, visible, camera, poses, depth_of, log, hand
             )
             obj.parts.append(part)
             where = part.pose_at(part.joint.closed)[:3, 3]

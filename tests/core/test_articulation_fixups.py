@@ -320,3 +320,16 @@ def test_a_hand_that_lets_go_inside_a_cabinet_leaves_through_its_opening() -> No
     outside = dataclasses.replace(gripper, positions=positions + front * 0.5)
     assert out_of_cavities(outside, release, [body], 15.0) is outside
     assert PALM_REACH == GripperSpec().palm_size[1] / 2
+
+
+def test_a_noisy_face_is_found_at_its_middle_not_on_its_noise() -> None:
+    from real2gym.real2gym_addon.geometry.articulation import _face_offset
+
+    rng = np.random.default_rng(0)
+    face = rng.normal(0.0, 0.005, 3000)  # a flat door under 5 mm of depth noise, its face at 0
+    assert abs(_face_offset(face)) < 0.0015
+    # A drawer: its front, and its open inside 3 cm behind it; a bar handle 3 cm in front of a door.
+    drawer = np.r_[face, rng.normal(-0.03, 0.005, 2000)]
+    assert abs(_face_offset(drawer)) < 0.0015
+    handled = np.r_[face, rng.normal(0.03, 0.003, 150)]
+    assert abs(_face_offset(handled)) < 0.0015
