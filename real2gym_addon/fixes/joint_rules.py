@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..geometry.hand_arc import ARC_FIT, ARC_MIN_FRAMES, ARC_MIN_TURN, circle_about
 from ..geometry.parts import DEFAULT_DAMPING, DEFAULT_FRICTIONLOSS, part_key
 from .rules import SuggestionContext
 
@@ -30,11 +31,6 @@ SQUARE_ALREADY = math.radians(0.2)
 """A hinge this near plumb or level is on it."""
 STIFF = 10.0
 """A friction loss or damping this many times the documented default is suspected."""
-ARC_MIN_FRAMES = 6
-ARC_MIN_TURN = math.radians(20.0)
-"""A held hand's arc must span this much for its centre to place a hinge."""
-ARC_FIT = 0.003
-"""m: the held hand's positions lie within this (RMS) of their circle, or the arc places nothing."""
 PIVOT_OFF = 0.005
 """m: a hinge line this far from the held hand's arc centre is suggested there."""
 SLIDE_MIN_TRAVEL = 0.03
@@ -159,24 +155,15 @@ def _along_held_hand(report: dict, owner: str, part: dict, key: str):
             {"axis": [round(float(v), 6) for v in line]},
         )
     pivot = np.asarray(joint["pivot_world"], float)
-    across = np.linalg.svd(np.eye(3) - np.outer(axis, axis))[0][:, :2]  # two directions across the axis
-    flat = (path - pivot) @ across
-    # The circle through the held positions (algebraic fit: x^2 + y^2 = 2 a x + 2 b y + c).
-    design = np.c_[2 * flat, np.ones(len(flat))]
-    (a, b, c), *_ = np.linalg.lstsq(design, (flat**2).sum(axis=1), rcond=None)
-    radius = math.sqrt(max(c + a * a + b * b, 0.0))
-    centre = np.array([a, b])
-    error = float(np.sqrt(np.mean((np.linalg.norm(flat - centre, axis=1) - radius) ** 2)))
-    headings = np.unwrap(np.arctan2(*(flat - centre).T[::-1]))
-    if error > ARC_FIT or np.ptp(headings) < ARC_MIN_TURN:
+    moved, _, error, angles = circle_about(axis, pivot, path)
+    if error > ARC_FIT or np.ptp(angles) < ARC_MIN_TURN:
         return None
-    off = float(np.linalg.norm(centre))
+    off = float(np.linalg.norm(moved - pivot))
     if off <= PIVOT_OFF:
         return None
-    moved = pivot + across @ centre
     return (
         f"the recorded hand holding {key}'s handle turned about a line {off * 1000:.0f} mm from its hinge "
-        f"(over {math.degrees(np.ptp(headings)):.0f} degrees): move the hinge there",
+        f"(over {math.degrees(np.ptp(angles)):.0f} degrees): move the hinge there",
         grasp,
         {"pivot": [round(float(v), 5) for v in moved]},
     )

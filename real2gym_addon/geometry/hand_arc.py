@@ -84,24 +84,37 @@ def hand_arc(joint: Joint, q: np.ndarray, hand: np.ndarray) -> HandArc | None:
     if window is None or window[1] - window[0] + 1 < ARC_MIN_FRAMES or len(hand) <= window[1]:
         return None
     start, end = window
-    axis = joint.axis / np.linalg.norm(joint.axis)
+    centre, radius, error, angles = circle_about(joint.axis, joint.pivot, hand[start : end + 1])
+    if radius > ARC_MAX_RADIUS or error > ARC_FIT:
+        return None
+    turned = angles - angles[0]
+    if np.ptp(turned) < ARC_MIN_TURN or abs(turned[-1] - (q[end] - q[start])) > SWEEP_AGREES:
+        return None
+    return HandArc(centre, start, end, turned, error, radius)
+
+
+def circle_about(
+    axis: np.ndarray, level: np.ndarray, points: np.ndarray
+) -> tuple[np.ndarray, float, float, np.ndarray]:
+    """The circle about ``axis`` that ``points`` (world) lie nearest, seen along the axis (an algebraic fit:
+    ``x^2 + y^2 = 2 a x + 2 b y + c``).
+
+    Returns:
+        Its centre (world, level with ``level`` along the axis), radius (m), the points' RMS distance from it
+        (m), and each point's angle about it (rad, counted about ``+axis``, unwrapped).
+    """
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
     across = np.linalg.svd(np.eye(3) - np.outer(axis, axis))[0][:, :2]  # two directions across the axis
-    flat = (hand[start : end + 1] - joint.pivot) @ across
-    # The circle through them (an algebraic fit: x^2 + y^2 = 2 a x + 2 b y + c).
+    flat = (np.asarray(points, float) - level) @ across
     design = np.c_[2 * flat, np.ones(len(flat))]
     (a, b, c), *_ = np.linalg.lstsq(design, (flat**2).sum(axis=1), rcond=None)
     centre = np.array([a, b])
     radius = math.sqrt(max(c + a * a + b * b, 0.0))
     error = float(np.sqrt(np.mean((np.linalg.norm(flat - centre, axis=1) - radius) ** 2)))
-    if radius > ARC_MAX_RADIUS or error > ARC_FIT:
-        return None
     # Angles about +axis: `across` and the axis make a right-handed frame, or the turn's sign flips.
     handed = 1.0 if np.linalg.det(np.c_[across, axis]) > 0 else -1.0
     angles = handed * np.unwrap(np.arctan2(*(flat - centre).T[::-1]))
-    turned = angles - angles[0]
-    if np.ptp(turned) < ARC_MIN_TURN or abs(turned[-1] - (q[end] - q[start])) > SWEEP_AGREES:
-        return None
-    return HandArc(joint.pivot + across @ centre, start, end, turned, error, radius)
+    return level + across @ centre, radius, error, angles
 
 
 def turned_with_hand(q: np.ndarray, arc: HandArc, closed: float) -> np.ndarray:
@@ -118,4 +131,13 @@ def turned_with_hand(q: np.ndarray, arc: HandArc, closed: float) -> np.ndarray:
     return out
 
 
-__all__ = ["ARC_FIT", "ARC_MIN_TURN", "HandArc", "hand_arc", "motion_window", "turned_with_hand"]
+__all__ = [
+    "ARC_FIT",
+    "ARC_MIN_FRAMES",
+    "ARC_MIN_TURN",
+    "HandArc",
+    "circle_about",
+    "hand_arc",
+    "motion_window",
+    "turned_with_hand",
+]

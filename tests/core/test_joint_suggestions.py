@@ -79,7 +79,7 @@ def test_a_hinge_off_the_held_hands_arc_is_moved_onto_it(cabinet_run: Path, tmp_
     suggestion = _broken_then_repaired(out, "--joint-pivot", ",".join(f"{v:.5f}" for v in moved))
     back = np.array(suggestion["fix"]["pivot"]) - pivot
     assert np.linalg.norm(back - axis * (back @ axis)) < 0.004  # back on the line the estimate had
-    assert suggestion["check"] == "grasp_held"
+    assert suggestion["check"] in ("grasp_held", "joint_fidelity")  # the handle torn away, the door lagging
 
 
 def test_a_stiff_hinge_is_set_back_to_the_default(cabinet_run: Path, tmp_path: Path) -> None:
