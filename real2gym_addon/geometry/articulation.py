@@ -629,18 +629,29 @@ def fit_part(
                     panels.append((np.array([DOOR_THICKNESS, y_high - y_low, z_high - z_low]),
                                    np.array([0.0, (y_low + y_high) / 2, (z_low + z_high) / 2])))  # fmt: skip
             for panel, offset in panels:
+                arguments = (turned.position, turned.yaw, size, "+x", panel, camera, pose_at(poses, 0), shown)
                 try:
-                    tries.append((fit_joint_without_depth(turned.position, turned.yaw, size, "+x", panel, camera,
-                                                          pose_at(poses, 0), shown, kind=kind, panel_offset=offset),
-                                  turned))  # fmt: skip
+                    chosen = fit_joint_without_depth(
+                        *arguments, kind=kind, panel_offset=offset, measure=False
+                    )
                 except Real2GymError:
-                    continue  # no frame's mask matches this panel
-        if not tries:
+                    continue  # no frame shows the part
+                tries.append((chosen.residual_m, len(tries), arguments, offset, turned))
+        # Each try is only chosen on a few frames; the best is measured on every frame (the next, where none of
+        # its frames matches its panel).
+        fit = None
+        for _, _, arguments, offset, turned in sorted(tries, key=lambda tried: tried[:2]):
+            try:
+                fit = fit_joint_without_depth(*arguments, kind=kind, panel_offset=offset)
+            except Real2GymError:
+                continue  # no frame's mask matches this panel
+            body = turned
+            break
+        if fit is None:
             raise GeometryError(
                 f"part '{name}': no frame's mask matches a panel on a side of '{owner}' the camera sees; check "
                 "the body's box and the part's masks, or give its joint"
             )
-        fit, body = min(tries, key=lambda tried: tried[0].residual_m)
     axis, pivot = np.asarray(fit.axis, float), np.asarray(fit.pivot, float)
     q = _without_jumps(np.where(np.asarray(fit.visible, bool), np.asarray(fit.q, float), np.nan), fit.type)
     if prompt.given and axis @ np.asarray(prompt.given["axis_world"], float) < 0:

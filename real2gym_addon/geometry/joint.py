@@ -872,6 +872,7 @@ def fit_joint_without_depth(
     kind: str = "auto",
     max_angle: float = np.radians(120.0),
     panel_offset: np.ndarray | None = None,
+    measure: bool = True,
 ) -> JointFit:
     """Estimates a part's joint from its masks alone, given the body's box and the side that opens.
 
@@ -894,6 +895,8 @@ def fit_joint_without_depth(
         max_angle: Radians, the widest a hinge is searched.
         panel_offset: ``(3,)`` the panel's centre across the opening face from the face's centre (box
             frame, metres; a drawer in a chest's upper half), or None for a centred panel.
+        measure: False: only choose the joint (its residuals, on :data:`SEARCH_FRAMES` frames), leaving
+            ``q`` unmeasured (NaN) on every frame: several openings are compared so, and the best measured.
 
     Returns:
         The joint, with ``q = 0`` closed; ``residual_m`` and ``other_residual_m`` hold 1 - mean IoU of the
@@ -964,11 +967,11 @@ def fit_joint_without_depth(
     others = [s for h, s in zip(hypotheses, scores, strict=True) if h.type != chosen.type]
     q = np.full(len(masks), np.nan)
     visible = np.zeros(len(masks), bool)
-    for f in seen:
+    for f in seen if measure else ():
         value, score = search(chosen, f)
         if score >= MIN_IOU:
             q[f], visible[f] = value, True
-    if not visible.any():
+    if measure and not visible.any():
         raise Real2GymError(
             "no frame's mask matches the moving panel's outline: check the body's box and the opening"
         )
@@ -976,7 +979,7 @@ def fit_joint_without_depth(
         type=chosen.type,
         axis=world_from_body[:3, :3] @ chosen.axis,
         pivot=transform(world_from_body, chosen.point[None])[0],
-        range=(float(np.nanmin(q)), float(np.nanmax(q))),
+        range=(float(np.nanmin(q)), float(np.nanmax(q))) if visible.any() else (0.0, 0.0),
         q=q,
         visible=visible,
         residual_m=1.0 - float(scores[best]),
