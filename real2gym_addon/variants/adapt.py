@@ -30,6 +30,7 @@ from ..geometry.keyframes import GripperTrajectory
 from ..geometry.motion import Motion
 from ..geometry.parts import PartGeometry, part_key
 from ..geometry.stage import Geometry, ObjectGeometry
+from ..verify.checks import held_name
 
 BLEND_SHARE = 0.6
 """The carry's first this share blends from the object's segment to the target's; the rest follows the target."""
@@ -70,9 +71,9 @@ def find_segments(geometry: Geometry, task: dict) -> Segments:
         raise AdaptError(
             "the demo has no gripper path to adapt (run the geometry stage, which synthesises one)"
         )
-    held = part_key(task["object"], task["part"]) if task.get("part") else task["object"]
+    held = held_name(task)
     events = {k["event"]: int(k["frame"]) for k in geometry.keyframes if k["object"] == held}
-    if "grasp" not in events and not (task.get("part") and "push" in events):
+    if "grasp" not in events and not (held != task["object"] and "push" in events):
         raise AdaptError(f"the demo has no grasp keyframe of '{held}' to adapt from")
     frames = len(geometry.gripper.positions)
     grasp = events.get("grasp", events.get("push"))
@@ -176,7 +177,7 @@ def adapt(
     segments = find_segments(geometry, task)
     by_name = {o.name: o for o in geometry.objects}
     manipulated = by_name[task["object"]]
-    carried = not task.get("part")  # a task on a part moves the part, its body stays
+    carried = held_name(task) == task["object"]  # a task on a part moves the part, its body stays
     for obj in geometry.objects:
         if obj.parts and abs(float(changes.get(obj.name, {}).get("scale", 1.0)) - 1.0) > 1e-9:
             raise AdaptError(f"object '{obj.name}' has moving parts: it keeps its size")
@@ -190,11 +191,11 @@ def adapt(
         weights[:] = 0.0
 
     gripper = geometry.gripper
-    hand, hand_quats, new_q = gripper.positions, gripper.quaternions, {}
+    hand, hand_quats, new_q, part_starts = gripper.positions, gripper.quaternions, {}, part_starts or {}
     for obj in geometry.objects:
         for part in obj.parts:
             key = part_key(obj.name, part.name)
-            if (part_starts or {}).get(key):
+            if part_starts.get(key):
                 new_q[key] = _part_started(part, float(part_starts[key]))
                 hand, hand_quats = _hand_with_part(
                     hand, hand_quats, part, new_q[key], key, geometry.keyframes
@@ -317,9 +318,9 @@ def _part_started(part: PartGeometry, share: float) -> np.ndarray:
     """The part's value per frame started ``share`` of its joint's range further (within the range).
 
     A part the demo starts at an end of its range (a door shut, or opened as far as it goes) starts
-    ``abs(share)`` in from it. Until it moves it stands at its new start; as it moves toward where the demo's ends, the change
-    fades in proportion to how far it has come, so it ends where the demo's does (a door shut as
-    shut, a drawer opened as far).
+    ``abs(share)`` in from it. Until it moves it stands at its new start; as it moves toward where the
+    demo's ends, the change fades in proportion to how far it has come, so it ends where the demo's
+    does (a door shut as shut, a drawer opened as far).
     """
     q = part.filled_q()
     low, high = part.joint.range
