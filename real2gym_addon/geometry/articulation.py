@@ -7,11 +7,11 @@ For each part prompted on an object (a door, a drawer), from the part's own mask
    motion clearly better, unless the prompt names one). Without depth, :func:`.joint.fit_joint_without_depth`
    tries a hinge on each edge of the body's opening and a slide along its normal against the part's
    silhouettes. A joint given in prompts.json is used as given; the video then only measures ``q``.
-   A door's hinge line is then checked against its panel's planes (:func:`hinge_line_from_planes`): the
-   points place the line well across a door that turns slowly in view, but a door swung shut in a few
+   A door's hinge line is then checked against its panel's faces and edges (:func:`hinge_line_from_planes`):
+   the points place the line well across a door that turns slowly in view, but a door swung shut in a few
    frames leaves it free along the panel's normal (a rigid slide within its own plane moves no point
    off its surface), and it was found 4 to 9 cm behind a microwave's door. A line that far from where
-   the planes put it is taken from the planes, with a warning. A recorded hand that traced an arc while
+   the faces put it is taken from them, with a warning. A recorded hand that traced an arc while
    the door turned (holding its handle, or pushing on one place of it) places the line better than
    either: the arc's centre is taken, and without depth its sweep is how far the door turned
    (:mod:`.hand_arc`). An axis within :data:`HINGE_SQUARE` of plumb or level is made so.
@@ -292,9 +292,23 @@ product; 0.05 is two views 35 degrees apart, or about 15 degrees each side) for 
 hinge line."""
 PLANAR = 0.3
 """A frame's points are a panel where their thinnest spread is under this share of the next."""
+EDGE_WEIGHT = 0.1
+"""A panel's edge (a percentile of its points along it) counts this much against its face's plane (the settled
+median of thousands of points) in :func:`hinge_line_from_planes`. Edges move with the view: the eroded mask and
+the depth's mixed pixels trim an edge against the background more than one against a surface, and a door's end
+face or handle widens its silhouette; on generated cabinets the edges of the same door were 1-2.5 cm apart shut
+and open, where its face's plane was within 2-4 mm. At 0.3 they outvoted a cabinet's sweep of faces (its line
+14 mm off, against 1-3 mm at 0.1); at 0.1 they still place a door shown in two stances (microwaves, 5-10 mm)."""
+PANEL_EDGE = 1
+"""Percentile of a panel's points along it taken as its edge (each edge is measured alike on every frame)."""
+ROBUST_SCALE = 0.004
+"""m: residuals past this count less in :func:`hinge_line_from_planes` (a hand over an edge, a frame's noise)."""
+ROBUST_STEPS = 10
+TURN_BIN = math.radians(5.0)
+"""The frames whose door faces within this of one heading are one stance in :func:`hinge_line_from_planes`."""
 HINGE_SLACK = 0.015
 """m: a fitted hinge line is kept while it lies within half a door's thickness and this of the line its
-planes give."""
+faces give (the faces' line takes the door as :data:`DOOR_THICKNESS` thick, which a real door may not be)."""
 
 
 def square_hinge_axis(axis: np.ndarray) -> np.ndarray:
@@ -309,25 +323,34 @@ def square_hinge_axis(axis: np.ndarray) -> np.ndarray:
 
 
 def hinge_line_from_planes(
-    joint: Joint, points: list[np.ndarray | None], q: np.ndarray, eyes: np.ndarray
+    joint: Joint, points: list[np.ndarray | None], q: np.ndarray, eyes: np.ndarray, body_centre: np.ndarray
 ) -> np.ndarray | None:
-    """The point across ``joint.axis`` that a door's planes put its hinge line through, or None where
-    the frames' planes do not turn enough to tell (:data:`PLANE_TURN`).
+    """The point across ``joint.axis`` that a door's faces put its hinge line through, or None where the
+    frames' planes do not turn enough to tell (:data:`PLANE_TURN`).
 
-    A hinge line lies in a panel's plane whatever it turns to. Each measured frame's panel (its points'
-    plane, the face the camera sees moved :data:`DOOR_THICKNESS` / 2 away from the camera: the middle of
-    the panel, which face is seen changing as it turns) holds the line; the least-squares point on all
-    of them is where it runs, to within half the panel's thickness (where in its thickness the hinge
-    sits is not seen).
+    Each measured frame's panel gives the plane of the face the camera sees and where the panel's two edges
+    lie along it. The door is taken as a slab :data:`DOOR_THICKNESS` thick (the panel the scene is built
+    with) turning rigidly about the line, so that per frame, with ``m`` its outer face's normal and ``v``
+    the direction along it across the axis (both turned with the door, measured), the line's point ``H``
+    meets ``m @ H + a = face`` (``+ DOOR_THICKNESS`` where the inner face is the one seen: the camera stands
+    on the door's body side) and ``v @ H + b = edge`` for each edge, with ``a`` (the outer face's offset from
+    the line) and the edges' ``b`` the same on every frame. Solved by least squares, the edges weighted
+    :data:`EDGE_WEIGHT`, large residuals down-weighted (:data:`ROBUST_SCALE`).
+
+    The planes alone place the line only to within half the door's thickness: a door seen open from inside
+    its swing shows its inner face, then its outer face shut, and the line through the middles of the
+    panels was 14-23 mm off a microwave's hinge. The slab's edges and faces together turn it about one line.
 
     Args:
-        joint: The fitted hinge (its axis is kept).
+        joint: The fitted hinge (its axis is kept; ``q`` is measured about it, ``joint.closed`` shut).
         points: Per frame, the part's points (world), or None.
         q: Per frame, the joint's value (NaN where not measured).
         eyes: ``(F, 3)`` the camera's position per frame.
+        body_centre: The body's centre (world): the door's outer face is the one away from it, shut.
     """
     axis = joint.axis
-    normals, offsets = [], []
+    across = np.linalg.svd(np.eye(3) - np.outer(axis, axis))[0][:, :2]  # a basis of the plane across the axis
+    rows, values, weights, normals = [], [], [], []
     for f, cloud in enumerate(points):
         if cloud is None or len(cloud) < MIN_POINTS or not np.isfinite(q[f]):
             continue
@@ -338,17 +361,42 @@ def hinge_line_from_planes(
         normal = directions[2] - axis * (directions[2] @ axis)
         normal /= max(np.linalg.norm(normal), 1e-9)
         if normal @ (eyes[f] - centre) < 0:
-            normal = -normal
-        normals.append(normal)
-        offsets.append(normal @ centre + _face_offset((cloud - centre) @ normal) - DOOR_THICKNESS / 2)
+            normal = -normal  # toward the camera: the face seen is the outermost layer along it
+        depth = (cloud - centre) @ normal
+        face = _face_offset(depth)
+        closing = joint.motion(joint.closed - q[f])[:3, :3]
+        shut_centre = closing @ (centre - joint.pivot) + joint.pivot
+        outer = float((closing @ normal) @ (shut_centre - body_centre)) > 0.0
+        outward = normal if outer else -normal
+        plane = outward @ centre + (face if outer else -face)
+        along = np.cross(axis, outward)
+        panel = cloud[np.abs(depth - face) < FACE_WINDOW] @ along
+        low, high = np.percentile(panel, PANEL_EDGE), np.percentile(panel, 100 - PANEL_EDGE)
+        rows += [[*(outward @ across), 1, 0, 0], [*(along @ across), 0, 1, 0], [*(along @ across), 0, 0, 1]]
+        values += [plane + (0.0 if outer else DOOR_THICKNESS), low, high]
+        weights += [1.0, EDGE_WEIGHT, EDGE_WEIGHT]
+        normals.append(outward)
     if len(normals) < 2:
         return None
-    normals, offsets = np.array(normals), np.array(offsets)
-    scatter = normals.T @ normals / len(normals)
-    if np.linalg.eigvalsh(scatter)[1] < PLANE_TURN:  # [0] is along the axis (0)
+    normals = np.array(normals)
+    if np.linalg.eigvalsh(normals.T @ normals / len(normals))[1] < PLANE_TURN:  # [0] is along the axis (0)
         return None
-    along = axis @ joint.pivot  # the point level with the fitted pivot
-    return np.linalg.solve(scatter + np.outer(axis, axis), normals.T @ offsets / len(normals) + axis * along)
+    # A door stands still most of a video: each turn it shows counts once, lest the stances it holds outvote the
+    # frames that turn it (an edge's bias at one stance is the same on all of its frames).
+    heading = np.arctan2(normals @ across[:, 1], normals @ across[:, 0])
+    stance = np.round(heading / TURN_BIN).astype(int)
+    rows, values, prior = np.array(rows), np.array(values), np.array(weights)
+    groups = np.repeat(stance, 3) * 3 + np.tile(np.arange(3), len(stance))
+    kept = np.unique(groups, return_inverse=True)[1]
+    rows = np.array([rows[kept == g].mean(axis=0) for g in range(kept.max() + 1)])
+    values = np.array([values[kept == g].mean() for g in range(kept.max() + 1)])
+    prior = np.array([prior[kept == g][0] for g in range(kept.max() + 1)])
+    weights = prior
+    for _ in range(ROBUST_STEPS):
+        solution = np.linalg.lstsq(rows * weights[:, None], values * weights, rcond=None)[0]
+        residual = np.abs(rows @ solution - values)
+        weights = prior * np.sqrt(np.minimum(1.0, ROBUST_SCALE / np.maximum(residual, 1e-9)))
+    return across @ solution[:2] + axis * (axis @ joint.pivot)  # level with the fitted pivot
 
 
 def _outer_face_seen(joint: Joint, q: float, points: np.ndarray, world_from_camera, body_centre) -> bool:
@@ -679,7 +727,7 @@ def fit_part(
         planes = None
         if has_depth and joint.type == "hinge" and not on_arc:
             eyes = np.array([pose_at(poses, f)[:3, 3] for f in range(frames)])
-            planes = hinge_line_from_planes(joint, points, q, eyes)
+            planes = hinge_line_from_planes(joint, points, q, eyes, body.position)
         if planes is not None:
             apart = pivot - planes - axis * ((pivot - planes) @ axis)
             if np.linalg.norm(apart) > DOOR_THICKNESS / 2 + HINGE_SLACK:
@@ -688,8 +736,8 @@ def fit_part(
                     log.warn(
                         "geometry",
                         f"part '{name}': its motion put the hinge {100 * np.linalg.norm(apart):.1f} cm off the "
-                        "line its panel's planes share (the door swung in too few frames to place it); the "
-                        "hinge is on that line, within half the door's thickness: check it in the Fixes panel",
+                        "line its panel's faces turn about (the door swung in too few frames to place it); the "
+                        "hinge is on that line: check it in the Fixes panel",
                     )
     usable = [f for f in range(frames) if points[f] is not None and np.isfinite(q[f])]
     if not usable:  # without depth: the shape from the body's opening, as far as the mask covers it closed
