@@ -306,6 +306,10 @@ ROBUST_SCALE = 0.004
 ROBUST_STEPS = 10
 TURN_BIN = math.radians(5.0)
 """The frames whose door faces within this of one heading are one stance in :func:`hinge_line_from_planes`."""
+STANCE_FRAMES = 5
+"""A stance is measured on at most this many of its frames, spread over it."""
+PLANE_SAMPLE = 500
+"""A frame's plane (which way it faces, whether it is flat) is fitted to about this many of its points."""
 HINGE_SLACK = 0.015
 """m: a fitted hinge line is kept while it lies within half a door's thickness and this of the line its
 faces give (the faces' line takes the door as :data:`DOOR_THICKNESS` thick, which a real door may not be)."""
@@ -350,47 +354,66 @@ def hinge_line_from_planes(
     """
     axis = joint.axis
     across = np.linalg.svd(np.eye(3) - np.outer(axis, axis))[0][:, :2]  # a basis of the plane across the axis
-    rows, values, weights, normals = [], [], [], []
+    seen = {}  # frame -> (outward normal, whether the outer face is the one seen)
     for f, cloud in enumerate(points):
         if cloud is None or len(cloud) < MIN_POINTS or not np.isfinite(q[f]):
             continue
-        centre = cloud.mean(axis=0)
-        spread, directions = np.linalg.svd(cloud - centre, full_matrices=False)[1:]
+        sample = cloud[:: max(1, len(cloud) // PLANE_SAMPLE)]
+        centre = sample.mean(axis=0)
+        spread, directions = np.linalg.svd(sample - centre, full_matrices=False)[1:]
         if spread[2] > PLANAR * spread[1]:
             continue
         normal = directions[2] - axis * (directions[2] @ axis)
         normal /= max(np.linalg.norm(normal), 1e-9)
         if normal @ (eyes[f] - centre) < 0:
             normal = -normal  # toward the camera: the face seen is the outermost layer along it
-        depth = (cloud - centre) @ normal
-        face = _face_offset(depth)
         closing = joint.motion(joint.closed - q[f])[:3, :3]
         shut_centre = closing @ (centre - joint.pivot) + joint.pivot
         outer = float((closing @ normal) @ (shut_centre - body_centre)) > 0.0
-        outward = normal if outer else -normal
-        plane = outward @ centre + (face if outer else -face)
-        along = np.cross(axis, outward)
-        panel = cloud[np.abs(depth - face) < FACE_WINDOW] @ along
-        low, high = np.percentile(panel, PANEL_EDGE), np.percentile(panel, 100 - PANEL_EDGE)
-        rows += [[*(outward @ across), 1, 0, 0], [*(along @ across), 0, 1, 0], [*(along @ across), 0, 0, 1]]
-        values += [plane + (0.0 if outer else DOOR_THICKNESS), low, high]
-        weights += [1.0, EDGE_WEIGHT, EDGE_WEIGHT]
-        normals.append(outward)
-    if len(normals) < 2:
+        seen[f] = (normal if outer else -normal, outer)
+    if len(seen) < 2:
         return None
-    normals = np.array(normals)
+    normals = np.array([outward for outward, _ in seen.values()])
     if np.linalg.eigvalsh(normals.T @ normals / len(normals))[1] < PLANE_TURN:  # [0] is along the axis (0)
         return None
     # A door stands still most of a video: each turn it shows counts once, lest the stances it holds outvote the
-    # frames that turn it (an edge's bias at one stance is the same on all of its frames).
-    heading = np.arctan2(normals @ across[:, 1], normals @ across[:, 0])
-    stance = np.round(heading / TURN_BIN).astype(int)
-    rows, values, prior = np.array(rows), np.array(values), np.array(weights)
-    groups = np.repeat(stance, 3) * 3 + np.tile(np.arange(3), len(stance))
-    kept = np.unique(groups, return_inverse=True)[1]
-    rows = np.array([rows[kept == g].mean(axis=0) for g in range(kept.max() + 1)])
-    values = np.array([values[kept == g].mean() for g in range(kept.max() + 1)])
-    prior = np.array([prior[kept == g][0] for g in range(kept.max() + 1)])
+    # frames that turn it (an edge's bias at one stance is the same on all of its frames); a stance is measured
+    # on a few of its frames, spread over it.
+    stances = {}
+    for f, outward in zip(seen, normals, strict=True):
+        heading = math.atan2(outward @ across[:, 1], outward @ across[:, 0])
+        stances.setdefault(round(heading / TURN_BIN), []).append(f)
+    rows, values, prior = [], [], []
+    for frames in stances.values():
+        picked = [
+            frames[i] for i in np.unique(np.linspace(0, len(frames) - 1, STANCE_FRAMES).round().astype(int))
+        ]
+        measured = []
+        for f in picked:
+            cloud, (outward, outer) = points[f], seen[f]
+            centre = cloud.mean(axis=0)
+            toward = outward if outer else -outward
+            depth = (cloud - centre) @ toward
+            face = _face_offset(depth)
+            plane = outward @ centre + (face if outer else -face)
+            along = np.cross(axis, outward)
+            panel = cloud[np.abs(depth - face) < FACE_WINDOW] @ along
+            low, high = np.percentile(panel, PANEL_EDGE), np.percentile(panel, 100 - PANEL_EDGE)
+            measured.append(
+                (
+                    [*(outward @ across), 1, 0, 0],
+                    [*(along @ across), 0, 1, 0],
+                    [*(along @ across), 0, 0, 1],
+                    plane + (0.0 if outer else DOOR_THICKNESS),
+                    low,
+                    high,
+                )  # fmt: skip
+            )
+        for k in range(3):
+            rows.append(np.mean([m[k] for m in measured], axis=0))
+            values.append(float(np.mean([m[3 + k] for m in measured])))
+            prior.append(1.0 if k == 0 else EDGE_WEIGHT)
+    rows, values, prior = np.array(rows), np.array(values), np.array(prior)
     weights = prior
     for _ in range(ROBUST_STEPS):
         solution = np.linalg.lstsq(rows * weights[:, None], values * weights, rcond=None)[0]
@@ -684,13 +707,13 @@ def fit_part(
                     )
                 except Real2GymError:
                     continue  # no frame shows the part
-                tries.append((chosen.residual_m, len(tries), arguments, offset, turned))
+                tries.append((chosen.residual_m, len(tries), arguments, offset, turned, chosen))
         # Each try is only chosen on a few frames; the best is measured on every frame (the next, where none of
         # its frames matches its panel).
         fit = None
-        for _, _, arguments, offset, turned in sorted(tries, key=lambda tried: tried[:2]):
+        for _, _, arguments, offset, turned, chosen in sorted(tries, key=lambda tried: tried[:2]):
             try:
-                fit = fit_joint_without_depth(*arguments, kind=kind, panel_offset=offset)
+                fit = fit_joint_without_depth(*arguments, kind=kind, panel_offset=offset, choice=chosen)
             except Real2GymError:
                 continue  # no frame's mask matches this panel
             body = turned

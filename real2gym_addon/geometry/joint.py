@@ -36,6 +36,7 @@ matches the part's mask (IoU, a coarse-to-fine 1-D search); the hypothesis with 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -45,7 +46,7 @@ from scipy.spatial.transform import Rotation
 
 from ..demo import Camera
 from ..errors import Real2GymError
-from .camera import invert, pose_matrix, project, transform, yaw_rotation
+from .camera import invert, pose_matrix, transform, yaw_rotation
 from .silhouette import mask_box
 
 MIN_POINTS = 40
@@ -89,6 +90,9 @@ MIN_IOU = 0.3
 SEARCH_FRAMES = 24
 """Without depth, the hypotheses are compared on at most this many frames, spread over the video."""
 SEARCH_STEPS = 13
+PRUNE_IOU = 0.1
+"""Without depth, a hypothesis whose mean IoU on every third of the trial frames is this far below the best's
+is not tried on the others (a door hinged on the wrong edge scored 0.3-0.6 below the right one)."""
 """Without depth, q values tried per frame before refining around the best."""
 
 _OPENINGS = {
@@ -873,6 +877,7 @@ def fit_joint_without_depth(
     max_angle: float = np.radians(120.0),
     panel_offset: np.ndarray | None = None,
     measure: bool = True,
+    choice: JointFit | None = None,
 ) -> JointFit:
     """Estimates a part's joint from its masks alone, given the body's box and the side that opens.
 
@@ -897,6 +902,8 @@ def fit_joint_without_depth(
             frame, metres; a drawer in a chest's upper half), or None for a centred panel.
         measure: False: only choose the joint (its residuals, on :data:`SEARCH_FRAMES` frames), leaving
             ``q`` unmeasured (NaN) on every frame: several openings are compared so, and the best measured.
+        choice: What a call with ``measure=False`` and the same arguments returned: its joint is measured
+            without being chosen again (the comparison is a third of the work).
 
     Returns:
         The joint, with ``q = 0`` closed; ``residual_m`` and ``other_residual_m`` hold 1 - mean IoU of the
@@ -937,38 +944,85 @@ def fit_joint_without_depth(
     boxes = {f: mask_box(masks[f]) for f in seen}
     areas = {f: np.count_nonzero(masks[f]) for f in seen}
 
-    def iou(hypothesis: _Hypothesis, frame: int, q: float) -> float:
+    # The panel's corners at q, in the camera's frame, are a sum of fixed terms (a turn is Rodrigues' formula:
+    # the offset from the hinge, its cross with the axis, its part along the axis; a slide moves the corners
+    # in front of the body along it): each hypothesis's terms are worked out once, not on each of the
+    # thousands of poses the search tries.
+    rotation, shift = camera_from_body[:3, :3], camera_from_body[:3, 3]
+    terms = []
+    for hypothesis in hypotheses:
         if hypothesis.type == "hinge":
-            moved = _turn(corners - hypothesis.point, hypothesis.axis, np.full(8, q)) + hypothesis.point
+            offset = corners - hypothesis.point
+            along = np.outer(offset @ hypothesis.axis, hypothesis.axis)
+            fixed = (hypothesis.point + along) @ rotation.T + shift
+            terms.append(
+                (fixed, (offset - along) @ rotation.T, np.cross(hypothesis.axis, offset) @ rotation.T)
+            )
         else:  # a drawer out by q shows all of itself in front of the body: its front and the tray behind it
-            moved = corners + np.outer((corners - centre) @ outward > 0, hypothesis.axis) * q
-        in_camera = transform(camera_from_body, moved)
+            moving = np.outer((corners - centre) @ outward > 0, hypothesis.axis)
+            terms.append((corners @ rotation.T + shift, moving @ rotation.T, None))
+    focal, principal = np.array([camera.fx, camera.fy]), np.array([camera.cx, camera.cy])
+
+    def iou(which: int, frame: int, q: float) -> float:
+        fixed, first, second = terms[which]
+        if second is None:
+            in_camera = fixed + first * q
+        else:
+            in_camera = fixed + first * math.cos(q) + second * math.sin(q)
         if in_camera[:, 2].min() < 0.01:
             return 0.0  # the panel reaches behind the camera: not what the video shows
-        return _outline_iou(project(camera, in_camera), masks[frame], boxes[frame], areas[frame])
+        pixels = focal * in_camera[:, :2] / in_camera[:, 2:] + principal
+        return _outline_iou(pixels, masks[frame], boxes[frame], areas[frame])
 
-    def search(hypothesis: _Hypothesis, frame: int) -> tuple[float, float]:
-        values = np.linspace(0.0, hypothesis.top, SEARCH_STEPS)
+    def search(which: int, frame: int) -> tuple[float, float]:
+        top = hypotheses[which].top
+        values = np.linspace(0.0, top, SEARCH_STEPS)
         step = values[1] - values[0]
         best_q, best = 0.0, -1.0
-        for _ in range(3):  # a grid, then two finer ones around the best
+        for _ in range(3):  # a grid, then two finer ones around the best (itself already scored)
             for q in values:
-                score = iou(hypothesis, frame, q)
+                score = iou(which, frame, float(q))
                 if score > best:
-                    best_q, best = q, score
+                    best_q, best = float(q), score
             step /= 4.0
-            values = np.clip(best_q + step * np.arange(-2, 3), 0.0, hypothesis.top)
+            values = [v for v in np.clip(best_q + step * np.array([-2, -1, 1, 2]), 0.0, top) if v != best_q]
         return best_q, best
 
+    world_axes = [world_from_body[:3, :3] @ h.axis for h in hypotheses]
+    if choice is not None:
+        best = next(h for h in range(len(hypotheses)) if hypotheses[h].type == choice.type
+                    and np.allclose(world_axes[h], choice.axis) and np.allclose(
+                        transform(world_from_body, hypotheses[h].point[None])[0], choice.pivot))  # fmt: skip
+        scores = [1.0 - choice.residual_m if h == best else 1.0 - choice.other_residual_m
+                  for h in range(len(hypotheses))]  # fmt: skip
+        return _measured(hypotheses, scores, best, seen, masks, search, world_from_body, measure=True)
     trial = [seen[i] for i in np.unique(np.linspace(0, len(seen) - 1, SEARCH_FRAMES).round().astype(int))]
-    scores = [np.mean([search(h, f)[1] for f in trial]) for h in hypotheses]
+    # Every hypothesis on every third trial frame first; only those near the best of them (and each kind's
+    # best, whose score is reported) on the rest.
+    first = trial[::3]
+    found = [[search(h, f)[1] for f in first] for h in range(len(hypotheses))]
+    means = np.array([np.mean(scored) for scored in found])
+    kept = {int(h) for h in np.flatnonzero(means >= means.max() - PRUNE_IOU)}
+    for kind in {h.type for h in hypotheses}:
+        kept.add(
+            max((h for h in range(len(hypotheses)) if hypotheses[h].type == kind), key=lambda h: means[h])
+        )
+    rest = [f for f in trial if f not in first]
+    scores = [np.mean(found[h] + [search(h, f)[1] for f in rest]) if h in kept else means[h]
+              for h in range(len(hypotheses))]  # fmt: skip
     best = int(np.argmax(scores))
+    return _measured(hypotheses, scores, best, seen, masks, search, world_from_body, measure)
+
+
+def _measured(hypotheses, scores, best, seen, masks, search, world_from_body, measure) -> JointFit:
+    """The chosen hypothesis as a :class:`JointFit`, ``q`` measured on every frame that shows the part where
+    ``measure``."""
     chosen = hypotheses[best]
     others = [s for h, s in zip(hypotheses, scores, strict=True) if h.type != chosen.type]
     q = np.full(len(masks), np.nan)
     visible = np.zeros(len(masks), bool)
     for f in seen if measure else ():
-        value, score = search(chosen, f)
+        value, score = search(best, f)
         if score >= MIN_IOU:
             q[f], visible[f] = value, True
     if measure and not visible.any():
@@ -1011,10 +1065,11 @@ def _outline_iou(pixels: np.ndarray, mask: np.ndarray, box: tuple[int, int, int,
     given), filled at 1/16 pixel within the two's joint box."""
     hull = cv2.convexHull(pixels.astype(np.float32)).reshape(-1, 2)
     height, width = mask.shape
-    x0 = int(max(0, min(np.floor(hull[:, 0].min()), box[0])))
-    y0 = int(max(0, min(np.floor(hull[:, 1].min()), box[1])))
-    x1 = int(min(width, max(np.ceil(hull[:, 0].max()), box[2]) + 1))
-    y1 = int(min(height, max(np.ceil(hull[:, 1].max()), box[3]) + 1))
+    (low_x, low_y), (high_x, high_y) = hull.min(axis=0).tolist(), hull.max(axis=0).tolist()
+    x0 = int(max(0, min(math.floor(low_x), box[0])))
+    y0 = int(max(0, min(math.floor(low_y), box[1])))
+    x1 = int(min(width, max(math.ceil(high_x), box[2]) + 1))
+    y1 = int(min(height, max(math.ceil(high_y), box[3]) + 1))
     if x1 <= x0 or y1 <= y0:
         return 0.0
     canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
