@@ -200,8 +200,9 @@ def _frame(x, y, z) -> Rotation:
     return Rotation.from_matrix(np.stack([x, y, z], axis=1).astype(float))
 
 
-def _microwave(layout: ArticulatedLayout) -> _Builder:
-    """Pick the cup, set it in the cavity, leave; close the door with the closed fingers' outer faces."""
+def _microwave(layout: ArticulatedLayout, let_go: float = 0.0) -> _Builder:
+    """Pick the cup, set it in the cavity, leave; close the door with the closed fingers' outer faces (with
+    ``let_go``, a quick push that lets go with that share of the swing still to go: the door coasts on)."""
     s, (_, d, h) = layout.hinge_side, layout.size
     x0, x1, y0, y1, floor, ceiling = layout.cavity
     cup = layout.cup
@@ -240,6 +241,12 @@ def _microwave(layout: ArticulatedLayout) -> _Builder:
     b.to_part("over", 0.07, q0, [-s * radius, FINGER_OUTER + 0.03, z_over], push)
     b.to_part("down", 0.05, q0, [-s * radius, FINGER_OUTER + 0.03, z_push], push)
     b.to_part("touch", 0.04, q0, [-s * radius, FINGER_OUTER - 0.002, z_push], push)
+    if let_go > 0.0:
+        q_mid = layout.q_goal + let_go * (q0 - layout.q_goal)
+        b.follow("push", 0.06, q0, q_mid, [-s * radius, FINGER_OUTER - 0.002, z_push], push)
+        b.to_part("leave", 0.05, q_mid, [-s * radius, FINGER_OUTER + 0.07, z_push + 0.05], push)
+        b.to("rest", 0.10)
+        return b
     b.follow("push", 0.13, q0, layout.q_goal, [-s * radius, FINGER_OUTER - 0.002, z_push], push)
     b.to("press", 0.03)
     b.to_part("leave", 0.05, layout.q_goal, [-s * radius, FINGER_OUTER + 0.07, z_push + 0.05], push)
@@ -271,12 +278,13 @@ def _pull(layout: ArticulatedLayout) -> _Builder:
     return b
 
 
-def plan_script(layout: ArticulatedLayout, duration: float) -> Script:
+def plan_script(layout: ArticulatedLayout, duration: float, let_go: float = 0.0) -> Script:
     """The gripper's script for the scene.
 
     Args:
         layout: The scene.
         duration: Video length (s); the segments' shares are scaled to it.
+        let_go: The microwave's door is let go with this share of its swing to go (0: pushed shut).
 
     Returns:
         The script, in the world frame.
@@ -290,5 +298,7 @@ def plan_script(layout: ArticulatedLayout, duration: float) -> Script:
             f"the video lasts {duration:.2f} s; the {layout.scene} script needs at least {shortest} s "
             "(raise --frames or lower --fps)"
         )
-    builder = _microwave(layout) if layout.scene == "microwave" else _pull(layout)
+    if let_go and layout.scene != "microwave":
+        raise ValueError("only the microwave's door is pushed and let go (--let-go)")
+    builder = _microwave(layout, let_go) if layout.scene == "microwave" else _pull(layout)
     return builder.script(duration)

@@ -84,6 +84,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--width", type=int, default=320)
     add("--height", type=int, default=240)
     add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
+    add("--let-go", type=float, default=0.0, metavar="SHARE",
+        help="microwave: push the door quickly and let go with this share of its swing to go (it coasts shut)")
     add("--rgb-only", action="store_true", help="no depth/; the body's known size in prompts.json")
     add("--with-trajectory", action="store_true", help="write trajectory.json (the gripper, camera frame)")
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
@@ -100,7 +102,7 @@ def make_layout(args: argparse.Namespace) -> tuple[ArticulatedLayout, Script]:
     rng = np.random.default_rng([args.seed, list(SCENES).index(args.scene)])
     layout = sample_layout(args.scene, rng)
     layout = replace(layout, fovy=args.fovy, width=args.width, height=args.height)
-    script = plan_script(layout, args.frames / args.fps)
+    script = plan_script(layout, args.frames / args.fps, args.let_go)
     points = [layout.to_world(_box_corners(np.r_[0, 0, layout.size[2] / 2], layout.size))]
     low, high = sorted((layout.q_start, layout.q_goal))
     for q in np.linspace(low, high, 7):

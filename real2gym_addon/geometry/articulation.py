@@ -41,6 +41,7 @@ from ..errors import Real2GymError, WarningLog
 from ..trajectory import FULL_OPENING
 from .camera import back_project, pose_at, pose_matrix, transform, yaw_rotation
 from .carry import release_after
+from .coasting import coasting, joint_inertia
 from .fit_base import FittedObject
 from .hand_arc import hand_arc, turned_with_hand
 from .joint import fit_joint, fit_joint_without_depth
@@ -48,7 +49,8 @@ from .keyframes import GripperTrajectory
 from .kinds import cabinet as cabinet_kind
 from .kinds import drawer as drawer_kind
 from .kinds.articulated import HANDLE_DEFAULTS
-from .parts import Joint, PartGeometry, part_key
+from .parts import PART_ARMATURE, Joint, PartGeometry, part_key
+from .pieces import DEFAULT_DENSITY
 from .shape_kinds import CABINET, DOOR, DRAWER, MESH
 from .shapes import Shape
 from .table import GeometryError
@@ -1105,6 +1107,71 @@ def with_part_hand(gripper, part_paths: list, fps: float, count: int, clear_z: f
     return GripperTrajectory(positions, quats, opening, "synthesised")
 
 
+LET_GO_GAP = 0.01
+"""m: a recorded hand that pushed a part has let go where it stands this much farther from the part's surface
+than while it pushed."""
+
+
+def _let_go(part: PartGeometry, name: str, events: list[dict], trajectory) -> int | None:
+    """The frame the hand lets go of a part it moved: its ``release`` keyframe, or, where it pushed and is
+    recorded, the first frame after the push began on which the hand stands :data:`LET_GO_GAP` farther from the
+    part's surface than it did on the push's first frames. None where neither is known."""
+    own = {e["event"]: e["frame"] for e in events if e["object"] == name}
+    if "release" in own:
+        return int(own["release"])
+    if "push" not in own or trajectory is None:
+        return None
+    q = part.filled_q()
+    start = int(own["push"])
+    gaps = []
+    for f in range(start, len(q)):
+        local = transform(np.linalg.inv(part.pose_at(q[f])), trajectory.positions[f][None])
+        gaps.append(float(part.shape.surface_distance(local)[0]))
+    pushing = float(np.median(gaps[: max(2, len(gaps) // 10)]))
+    away = np.flatnonzero(np.array(gaps) > pushing + LET_GO_GAP)
+    return start + int(away[0]) if len(away) else None
+
+
+COAST_STARTS = 3
+"""A coast is fitted from the frame the hand is found to let go and the next ones (the hand parts from a part
+over a frame or two): its slowing must agree over them to be taken."""
+COAST_AGREE = 0.25
+"""The fits from :data:`COAST_STARTS` frames must agree on the part's slowing as the hand lets go (damping rate
+x speed + friction rate) within this share."""
+
+
+def _damped_as_filmed(
+    part: PartGeometry, name: str, events: list[dict], trajectory, fps: float, log: WarningLog | None = None
+) -> PartGeometry:
+    """The part with the damping and friction loss its coast after the hand lets go shows (:mod:`.coasting`),
+    as the simulation's inertia for it needs them; unchanged where the video shows no coast, or its joint was
+    given, or the fits from the let-go frame and the next ones disagree (then told)."""
+    if part.joint.source == "given":
+        return part
+    let_go = _let_go(part, name, events, trajectory)
+    if let_go is None:
+        return part
+    q = part.filled_q()
+    coasts = [coasting(q, fps, part.joint, let_go + k) for k in range(COAST_STARTS)]
+    if any(c is None for c in coasts):
+        return part
+    slowing = np.array([c.damping_rate * c.speed + c.friction_rate for c in coasts])
+    if slowing.max() - slowing.min() > COAST_AGREE * np.median(slowing):
+        if log is not None:
+            log.warn(
+                "geometry",
+                f"part '{name}': it coasts after the hand lets go (frame {let_go}), but its slowing is not "
+                f"measured well ({slowing.min():.2g}-{slowing.max():.2g} from the frames the hand parts from "
+                "it); the default damping and friction loss are kept: set them in the Fixes panel if it matters",
+            )
+        return part
+    chosen = coasts[int(np.argsort(slowing)[len(slowing) // 2])]
+    inertia = joint_inertia(part, DEFAULT_DENSITY, PART_ARMATURE)
+    joint = dataclasses.replace(part.joint, damping=chosen.damping_rate * inertia,
+                                frictionloss=chosen.friction_rate * inertia)  # fmt: skip
+    return dataclasses.replace(part, joint=joint)
+
+
 def fit_object_parts(
     demo, segmentation, objects: list, camera, poses: np.ndarray, depth_of, trajectory, log: WarningLog
 ) -> list[dict]:
@@ -1143,6 +1210,7 @@ def fit_object_parts(
             grasp = next((e["frame"] for e in events if e["event"] == "grasp"), None)
             if grasp is not None and trajectory is not None:
                 obj.parts[-1] = handle_where_held(part, trajectory.positions[grasp], part.filled_q()[grasp])
+            obj.parts[-1] = _damped_as_filmed(obj.parts[-1], name, events, trajectory, demo.video.fps, log)
             keyframes += events
     return keyframes
 

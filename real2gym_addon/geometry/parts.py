@@ -27,6 +27,8 @@ JOINT_TYPES = ("hinge", "slide")
 DEFAULT_DAMPING = {"hinge": 0.05, "slide": 2.0}
 """A joint's damping when the video does not show it: N*m*s/rad for a hinge (a cabinet door swung by
 hand coasts for about a second), N*s/m for a slide (a drawer on runners)."""
+PART_ARMATURE = 0.001
+"""kg*m^2 (or kg) a part's joint adds to what it moves in the simulation (steadies a light door)."""
 DEFAULT_FRICTIONLOSS = {"hinge": 0.02, "slide": 0.3}
 """A joint's dry friction when the video does not show it: N*m for a hinge, N for a slide: enough that a
 door or drawer stays where it is left, small beside what a hand's push gives."""

@@ -16,6 +16,8 @@ GEOM_BOX = "box"
 """A piece that is a box: ``size`` holds its half extents."""
 GEOM_CYLINDER = "cylinder"
 """A piece that is a cylinder: ``size`` holds its radius and half height."""
+DEFAULT_DENSITY = 600.0
+"""kg/m3 that fills an object's pieces where it has no mass: wood and most plastics."""
 
 
 @dataclasses.dataclass

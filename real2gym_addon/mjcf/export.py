@@ -25,13 +25,11 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
 from ..geometry.camera import pose_matrix, yaw_rotation
-from ..geometry.parts import part_key
-from ..geometry.pieces import GEOM_BOX
+from ..geometry.parts import PART_ARMATURE, part_key
+from ..geometry.pieces import DEFAULT_DENSITY, GEOM_BOX
 from ..geometry.shapes import Shape
 from .gripper import GripperSpec, add_gripper
 
-DEFAULT_DENSITY = 600.0
-"""kg/m3 for objects without a mass: wood and most plastics."""
 DEFAULT_FRICTION = 1.0
 """Sliding friction of an object whose friction is not set (wood, plastic or ceramic on wood: 0.3-0.7
 dry; 1 errs towards holding, as the gripper's pads do)."""
@@ -184,7 +182,7 @@ def _add_part(spec, body, obj: SceneObject, part, name: str, colour, meshes: dic
     child.add_joint(name=f"{name}_joint", type=kind, axis=(rotation.T @ joint.axis).tolist(),
                     pos=(rotation.T @ (joint.pivot - world_from_part[:3, 3])).tolist(), range=list(joint.range),
                     limited=mujoco.mjtLimited.mjLIMITED_TRUE, ref=q, damping=joint.damping,
-                    frictionloss=joint.frictionloss, armature=0.001)  # fmt: skip
+                    frictionloss=joint.frictionloss, armature=PART_ARMATURE)  # fmt: skip
     _add_shape_geoms(spec, child, part_key(obj.name, part.name), part.shape, name, colour, meshes, None,
                      obj.density, obj.friction, condim=3)  # fmt: skip
 
