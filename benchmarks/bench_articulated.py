@@ -27,6 +27,10 @@ from pathlib import Path
 import numpy as np
 from run import Figure
 
+from real2gym.real2gym_addon.geometry.coasting import joint_inertia
+from real2gym.real2gym_addon.geometry.parts import DEFAULT_DAMPING, PART_ARMATURE, PartGeometry
+from real2gym.real2gym_addon.geometry.pieces import DEFAULT_DENSITY
+
 NAME = "articulated"
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache" / "articulated_scenes"
@@ -36,8 +40,20 @@ SETS = {
     "rgbd_rec": (range(4), ("--with-trajectory", "--with-world-from-camera", "--given-masks")),
     "rgbd_norec": (range(2), ("--with-world-from-camera", "--given-masks")),
     "rgb_rec": (range(2), ("--rgb-only", "--with-trajectory", "--with-world-from-camera", "--given-masks")),
+    "rgbd_letgo": (
+        range(4),
+        ("--let-go", "0.6", "--with-trajectory", "--with-world-from-camera", "--given-masks"),
+        ("microwave",),
+    ),
 }
-"""Set name -> (seeds, generator options)."""
+"""Set name -> (seeds, generator options[, scenes: all three where not named]). ``rgbd_letgo``: the microwave's
+door pushed quickly and let go with 60 % of its swing to go, coasting shut on its damping and friction."""
+SET_DEPTH = {"rgbd_rec": "depth", "rgbd_norec": "depth", "rgb_rec": "rgb", "rgbd_letgo": "depth"}
+SLOWING_SPEED = {"hinge": 2.0, "slide": 0.3}
+"""rad/s or m/s: the speed the fitted and the true slowing (damping / inertia x speed + friction / inertia) are
+compared at: about the let-go doors' speeds."""
+SLOWING_TARGET = 0.30
+"""Our own bar (the issue sets none): the slowing within 30 % of the truth's."""
 AXIS_TARGET_DEG = {"depth": 2.0, "rgb": 5.0}
 LINE_TARGET_M = {"depth": 0.01, "rgb": 0.02}
 RANGE_TARGET = {"hinge": math.radians(5.0), "slide": 0.01}
@@ -59,7 +75,10 @@ def _scenes() -> dict[str, dict[str, Path]]:
             f"REAL2GYM_ARTICULATED_SETS: no set {', '.join(unknown)} (the sets: {', '.join(SETS)})"
         )
     return {
-        name: articulated_set(CACHE / name, SETS[name][0], SCENES, SETS[name][1], jobs=2) for name in wanted
+        name: articulated_set(
+            CACHE / name, SETS[name][0], (SETS[name][2:] or (SCENES,))[0], SETS[name][1], jobs=2
+        )
+        for name in wanted
     }
 
 
@@ -100,6 +119,14 @@ def score(out: Path, scene: Path) -> list[dict]:
             angle = math.degrees(math.acos(min(1.0, abs(float(axis @ true_axis)))))
             row = {"type_right": joint["type"] == true["type"], "type": true["type"], "axis_deg": angle,
                    "span": abs((joint["range"][1] - joint["range"][0]) - (true["range"][1] - true["range"][0]))}  # fmt: skip
+            if true.get("inertia") and joint["type"] == true["type"]:
+                # The fitted rates are the report's damping over the inertia the scene builds the part with.
+                inertia = joint_inertia(PartGeometry.from_report(part), DEFAULT_DENSITY, PART_ARMATURE)
+                speed = SLOWING_SPEED[true["type"]]
+                fitted = (joint["damping"] * speed + joint["frictionloss"]) / inertia
+                truth = (true["damping"] * speed + true["frictionloss"]) / true["inertia"]
+                row["slowing_error"] = abs(fitted - truth) / truth
+                row["damping_measured"] = abs(joint["damping"] - DEFAULT_DAMPING[joint["type"]]) > 1e-9
             if true["type"] == "hinge" and joint["type"] == "hinge":
                 # The true pivot is the axis's bottom end: the door spans its height above it.
                 centre = true_pivot + true_axis * part["size"][2] / 2 * np.sign(true_axis[2] or 1.0)
@@ -131,6 +158,11 @@ def run(args) -> list[Figure]:
             figures = ", ".join(
                 f"{r['type']}{'' if r['type_right'] else ' (WRONG TYPE)'} axis {r['axis_deg']:.2f} deg"
                 + (f" line {r['line_m'] * 1000:.1f} mm" if "line_m" in r else "")
+                + (
+                    f" slowing err {r['slowing_error'] * 100:.0f} %{'' if r['damping_measured'] else ' (default)'}"
+                    if "slowing_error" in r
+                    else ""
+                )
                 + f" span err {math.degrees(r['span']) if r['type'] == 'hinge' else r['span'] * 100:.2f}"
                 + (" deg" if r["type"] == "hinge" else " cm")
                 for r in rows
@@ -142,7 +174,7 @@ def run(args) -> list[Figure]:
 
 def _figures(results: dict) -> list[Figure]:
     figures = []
-    for set_name, depth in (("rgbd_rec", "depth"), ("rgbd_norec", "depth"), ("rgb_rec", "rgb")):
+    for set_name, depth in SET_DEPTH.items():
         rows = [r for (s, _), v in results.items() if s == set_name for r in v["rows"]]
         runs = [v for (s, _), v in results.items() if s == set_name]
         if not runs:
@@ -169,6 +201,17 @@ def _figures(results: dict) -> list[Figure]:
             span = max(r["span"] for r in slides)
             figures.append(Figure(NAME, f"{set_name}: slide range, worst", span * 100, "cm",
                                   target="<= 1", passed=span <= RANGE_TARGET["slide"]))  # fmt: skip
+        coasting = [r for r in rows if "slowing_error" in r]
+        if set_name == "rgbd_letgo" and coasting:
+            measured = [r for r in coasting if r["damping_measured"]]
+            figures.append(Figure(NAME, f"{set_name}: damping measured from the coast", len(measured),
+                                  f"of {len(coasting)}", target=f"all {len(coasting)}",
+                                  passed=len(measured) == len(coasting)))  # fmt: skip
+            if measured:
+                worst = max(r["slowing_error"] for r in measured)
+                figures.append(Figure(NAME, f"{set_name}: slowing at {SLOWING_SPEED['hinge']:g} rad/s, worst error",
+                                      worst * 100, "%", target=f"<= {SLOWING_TARGET * 100:g} % (ours)",
+                                      passed=worst <= SLOWING_TARGET))  # fmt: skip
         verified = sum(v["code"] == 0 for v in runs) / len(runs)
         target = VERIFIED_WITHOUT_TARGET if set_name == "rgbd_norec" else VERIFIED_WITH_TARGET
         figures.append(Figure(NAME, f"{set_name}: verified", verified * 100, "%",

@@ -243,7 +243,7 @@ def _microwave(layout: ArticulatedLayout, let_go: float = 0.0) -> _Builder:
     b.to_part("touch", 0.04, q0, [-s * radius, FINGER_OUTER - 0.002, z_push], push)
     if let_go > 0.0:
         q_mid = layout.q_goal + let_go * (q0 - layout.q_goal)
-        b.follow("push", 0.06, q0, q_mid, [-s * radius, FINGER_OUTER - 0.002, z_push], push)
+        b.follow("push", 0.04, q0, q_mid, [-s * radius, FINGER_OUTER - 0.002, z_push], push)
         b.to_part("leave", 0.05, q_mid, [-s * radius, FINGER_OUTER + 0.07, z_push + 0.05], push)
         b.to("rest", 0.10)
         return b

@@ -27,10 +27,12 @@ class ArticulatedResult(SimResult):
     Attributes:
         q: The joint's value on every video frame.
         events: Keyframes as truth.json writes them: ``frame``, ``event``, ``object`` (and ``part``).
+        inertia: What the joint moves: the part's inertia about it with its armature (kg*m^2, or kg).
     """
 
     q: list[float] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
+    inertia: float = 0.0
 
 
 def _geoms_of(model: mujoco.MjModel, body: str) -> np.ndarray:
@@ -69,6 +71,9 @@ def simulate(
     joint = model.joint(f"{part_body}_joint")
     data.qpos[joint.qposadr[0]] = layout.q_start
     mujoco.mj_forward(model, data)
+    full = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, full)
+    inertia = float(full[joint.dofadr[0], joint.dofadr[0]])
     # One bit per kind of geom; a contact's two geoms or-ed say which kinds touch (a geom has one kind,
     # a handle's also its part's).
     kind = np.zeros(model.ngeom, dtype=np.int64)
@@ -101,7 +106,7 @@ def simulate(
         mujoco.mj_step(model, data)
     start = data.time
     steps: list[tuple] = []
-    result = ArticulatedResult()
+    result = ArticulatedResult(inertia=inertia)
     for index in range(frames):
         while data.time - start < index / fps - 1e-9:
             command(data.time - start)

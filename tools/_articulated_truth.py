@@ -91,18 +91,20 @@ def describe_objects(layout: ArticulatedLayout) -> list[ObjectSpec]:
     return objects
 
 
-def joint_entry(layout: ArticulatedLayout, q: list[float]) -> dict[str, Any]:
+def joint_entry(layout: ArticulatedLayout, q: list[float], inertia: float = 0.0) -> dict[str, Any]:
     """truth.json's ``joints`` entry of the scene's joint.
 
     Args:
         layout: The scene.
         q: The joint's value on every video frame (rad or m).
+        inertia: What the joint moves (kg*m^2 or kg, armature included): ``damping / inertia`` is how fast
+            the part slows on its own.
 
     Returns:
         ``object``, ``part``, ``type``, ``axis_world`` (unit, positive q opens), ``pivot_world`` (a
         hinge: the bottom end of its axis; a slide: the drawer front's middle when closed), ``range``
         (lowest and highest q in the video), ``q`` per frame, ``closed_q``, ``limits`` (the model's),
-        ``damping``, ``frictionloss``, ``unit``.
+        ``damping``, ``frictionloss``, ``inertia``, ``unit``.
     """
     return {
         "object": layout.body_name,
@@ -116,6 +118,7 @@ def joint_entry(layout: ArticulatedLayout, q: list[float]) -> dict[str, Any]:
         "limits": _r(layout.q_range),
         "damping": round(layout.damping, _DIGITS),
         "frictionloss": round(layout.frictionloss, _DIGITS),
+        "inertia": round(inertia, _DIGITS),
         "unit": "rad" if layout.joint_type == "hinge" else "m",
     }
 
@@ -226,7 +229,7 @@ def truth_json(
         "world_from_camera": [_r(row) for row in w_from_c],
         "table": {"normal_cam": _r(up_cam), "offset_cam": round(float(w_from_c[2, 3]), _DIGITS)},
         "objects": entries,
-        "joints": [joint_entry(layout, result.q)],
+        "joints": [joint_entry(layout, result.q, result.inertia)],
         "keyframes": result.events,
         "gripper": {
             "frame_of": "camera",

@@ -10,8 +10,16 @@ import mujoco
 import numpy as np
 import pytest
 
+from real2gym.real2gym_addon.errors import WarningLog
+from real2gym.real2gym_addon.geometry.articulation import _damped_as_filmed
 from real2gym.real2gym_addon.geometry.coasting import coasting, joint_inertia
-from real2gym.real2gym_addon.geometry.parts import PART_ARMATURE, Joint, PartGeometry
+from real2gym.real2gym_addon.geometry.parts import (
+    DEFAULT_DAMPING,
+    DEFAULT_FRICTIONLOSS,
+    PART_ARMATURE,
+    Joint,
+    PartGeometry,
+)
 from real2gym.real2gym_addon.geometry.pieces import DEFAULT_DENSITY
 from real2gym.real2gym_addon.geometry.shapes import Shape
 
@@ -93,3 +101,33 @@ def test_a_box_doors_inertia_about_its_edge() -> None:
     slide = Joint("slide", np.array([1.0, 0.0, 0.0]), np.zeros(3), (0.0, 0.3), 0.0)
     drawer = PartGeometry("front", shape, np.zeros(3), np.eye(3), 0.0, slide, np.zeros(3), np.ones(3, bool))
     assert joint_inertia(drawer, DEFAULT_DENSITY, 0.001) == pytest.approx(mass + 0.001, rel=1e-6)
+
+
+def _door_part(q: np.ndarray) -> PartGeometry:
+    shape = Shape("door", (0.02, 0.4, 0.3), {})
+    joint = Joint("hinge", np.array([0.0, 0.0, 1.0]), np.array([0.0, -0.2, 0.0]), (0.0, 2.0), 0.0)
+    return PartGeometry("door", shape, np.zeros(3), np.eye(3), 0.0, joint, q, np.ones(len(q), bool))
+
+
+def test_a_door_let_go_is_damped_in_the_scene_as_it_slowed_in_the_video() -> None:
+    """Released on frame 10 and coasting, the door's MJCF damping is its rate times its inertia as built."""
+    part = _door_part(_coast(2.5, 0.3, 2.5, 0.3, 40, math.radians(1.0)))
+    events = [{"frame": 10, "event": "release", "object": "box.door"}]
+    log = WarningLog()
+    damped = _damped_as_filmed(part, "box.door", events, None, FPS, log)
+    inertia = joint_inertia(part, DEFAULT_DENSITY, PART_ARMATURE)
+    assert damped.joint.damping != DEFAULT_DAMPING["hinge"]
+    # Over one coast the two rates trade off: the slowing they make together is what is measured.
+    slowing = (damped.joint.damping * 2.0 + damped.joint.frictionloss) / inertia
+    assert slowing == pytest.approx(2.5 * 2.0 + 0.3, rel=0.25)  # 22 % on this noise draw
+    assert not log.as_report()
+
+
+def test_a_door_that_does_not_coast_keeps_the_default_damping() -> None:
+    """Let go where it had stopped (a hand that held it to its end), a door measures nothing."""
+    q = np.r_[np.linspace(0.0, 1.5, 20), np.full(30, 1.5)]
+    part = _door_part(q + np.random.default_rng(2).normal(0.0, 0.01, len(q)))
+    events = [{"frame": 21, "event": "release", "object": "box.door"}]
+    damped = _damped_as_filmed(part, "box.door", events, None, FPS)
+    assert damped.joint.damping == DEFAULT_DAMPING["hinge"]
+    assert damped.joint.frictionloss == DEFAULT_FRICTIONLOSS["hinge"]
