@@ -1136,8 +1136,9 @@ COAST_STARTS = 3
 """A coast is fitted from the frame the hand is found to let go and the next ones (the hand parts from a part
 over a frame or two): its slowing must agree over them to be taken."""
 COAST_AGREE = 0.25
-"""The fits from :data:`COAST_STARTS` frames must agree on the part's slowing as the hand lets go (damping rate
-x speed + friction rate) within this share."""
+"""The fits from :data:`COAST_STARTS` frames must agree on the part's slowing (damping rate x speed + friction
+rate) at half its speed as the hand lets go (midway through its coast) within this share. At each fit's own
+start speed they would not: a later start is a slower part, which slows less."""
 
 
 def _damped_as_filmed(
@@ -1155,7 +1156,8 @@ def _damped_as_filmed(
     coasts = [coasting(q, fps, part.joint, let_go + k) for k in range(COAST_STARTS)]
     if any(c is None for c in coasts):
         return part
-    slowing = np.array([c.damping_rate * c.speed + c.friction_rate for c in coasts])
+    midway = coasts[0].speed / 2.0
+    slowing = np.array([c.damping_rate * midway + c.friction_rate for c in coasts])
     if slowing.max() - slowing.min() > COAST_AGREE * np.median(slowing):
         if log is not None:
             log.warn(

@@ -32,6 +32,12 @@ ARC_MAX_RADIUS = 1.5
 """m: an arc wider than this is a hand moving in a near-straight line, not turning a door."""
 MOVING = math.radians(3.0)
 """rad: how far from its rest before and after its motion a door has turned while the hand moves it."""
+ARC_BOW = 3.0
+"""A hand's path that leaves its arc before the part stops must bow off its chord this many times
+:data:`ARC_FIT` (a 40-degree arc of 30 cm radius bows 18 mm)."""
+ARC_FOLLOWS = math.radians(5.0)
+"""A stretch of the hand's path shorter than the part's motion must turn with the part frame by frame within
+this (RMS): the whole motion is only held to :data:`SWEEP_AGREES` at its end."""
 SWEEP_AGREES = math.radians(25.0)
 """The hand's sweep and the video's measured turn agree within this (else the hand was not turning it)."""
 
@@ -43,7 +49,7 @@ class HandArc:
     Attributes:
         pivot: A point of the hinge line (world, m), level with the fitted pivot along the axis.
         start: The first frame of the part's motion.
-        end: The last frame of its motion.
+        end: The last frame of its motion the hand traced (it may let go before the part stops).
         turned: Per frame from ``start`` to ``end``, the hand's angle about the hinge (rad, about the
             joint's axis), from its angle on ``start``.
         error: RMS distance of the hand's positions from the circle (m).
@@ -83,14 +89,37 @@ def hand_arc(joint: Joint, q: np.ndarray, hand: np.ndarray) -> HandArc | None:
     window = motion_window(q)
     if window is None or window[1] - window[0] + 1 < ARC_MIN_FRAMES or len(hand) <= window[1]:
         return None
-    start, end = window
-    centre, radius, error, angles = circle_about(joint.axis, joint.pivot, hand[start : end + 1])
-    if radius > ARC_MAX_RADIUS or error > ARC_FIT:
-        return None
-    turned = angles - angles[0]
-    if np.ptp(turned) < ARC_MIN_TURN or abs(turned[-1] - (q[end] - q[start])) > SWEEP_AGREES:
-        return None
-    return HandArc(centre, start, end, turned, error, radius)
+    start = window[0]
+    # A hand that pushes a door and lets it swing on leaves the arc part-way: the longest stretch from the
+    # motion's start that is an arc is taken (the whole motion first). A part of it must bow off its chord
+    # well past the fit's tolerance: a few frames of a hand sliding straight fit some circle too.
+    for end in range(window[1], start + ARC_MIN_FRAMES - 2, -1):
+        path = hand[start : end + 1]
+        centre, radius, error, angles = circle_about(joint.axis, joint.pivot, path)
+        turned = angles - angles[0]
+        if radius > ARC_MAX_RADIUS or error > ARC_FIT or np.ptp(turned) < ARC_MIN_TURN:
+            continue
+        if end < window[1]:
+            if _bow(path, joint.axis) < ARC_BOW * ARC_FIT:
+                continue
+            follows = turned - (q[start : end + 1] - q[start])
+            if float(np.sqrt(np.mean(follows**2))) > ARC_FOLLOWS:
+                continue  # a hand that stopped while the door swung on: not with the door frame by frame
+        if abs(turned[-1] - (q[end] - q[start])) > SWEEP_AGREES:
+            continue
+        return HandArc(centre, start, end, turned, error, radius)
+    return None
+
+
+def _bow(path: np.ndarray, axis: np.ndarray) -> float:
+    """How far (m) a path, seen along ``axis``, strays from the chord between its ends at most."""
+    flat = path - np.outer(path @ axis, axis)
+    chord = flat[-1] - flat[0]
+    length = np.linalg.norm(chord)
+    if length < 1e-9:
+        return 0.0
+    offset = flat - flat[0]
+    return float(np.abs(offset @ np.cross(axis, chord / length)).max())
 
 
 def circle_about(

@@ -60,6 +60,28 @@ def test_a_noisy_recording_still_places_the_hinge_within_millimetres() -> None:
     assert arc is not None and _off_line(arc.pivot, np.array([0.0, 0.0, 1.0])) < 0.006
 
 
+def test_a_hand_that_lets_go_part_way_still_places_the_hinge() -> None:
+    """Pushed through 40 % of its turn, then left to swing on as the hand backs straight off: the stretch the
+    hand traced is the arc (the whole motion is none)."""
+    q, hand = _door()
+    let_go = 28  # of the motion's frames 20-40
+    back = -(hand[let_go] - hand[let_go - 1]) / np.linalg.norm(hand[let_go] - hand[let_go - 1])
+    hand[let_go + 1 :] = hand[let_go] + np.outer(np.minimum(np.arange(1, len(q) - let_go), 8), 0.01 * back)
+    arc = hand_arc(
+        Joint("hinge", np.array([0.0, 0.0, 1.0]), HINGE + [0.03, 0.0, 0.0], (0.0, 1.5), 0.0), q, hand
+    )
+    # Backing off along the arc's tangent stays near the circle for a frame or two.
+    assert arc is not None and let_go <= arc.end <= let_go + 3
+    assert _off_line(arc.pivot, np.array([0.0, 0.0, 1.0])) < 0.002
+    hand[let_go + 1 :] = hand[let_go]  # a hand that stops while the door swings on: with it until it stopped
+    arc = hand_arc(
+        Joint("hinge", np.array([0.0, 0.0, 1.0]), HINGE + [0.03, 0.0, 0.0], (0.0, 1.5), 0.0), q, hand
+    )
+    assert (
+        arc is not None and arc.end <= let_go + 3 and _off_line(arc.pivot, np.array([0.0, 0.0, 1.0])) < 1e-6
+    )
+
+
 def test_paths_that_are_no_arc_about_a_hinge_place_nothing() -> None:
     axis = np.array([0.0, 0.0, 1.0])
     joint = Joint("hinge", axis, HINGE, (0.0, 1.5), 0.0)
