@@ -519,6 +519,10 @@ def _walls_or_front_error(shape: Shape, position: np.ndarray, yaw: float, points
     return DEPTH_WEIGHT * float(np.minimum(gap, DEPTH_CAP).mean()) / DEPTH_CAP
 
 
+SMALLER_START = 0.75
+"""A cabinet's best turn is fitted again from its points' upright box with the footprint scaled by this."""
+
+
 def _fit_open_box(views: list[RestView], camera: Camera, params_for: Callable[..., dict]) -> FittedObject:
     """A cabinet as its own walls: its silhouettes and its points on the walls' every face, the inside's too.
 
@@ -543,15 +547,21 @@ def _fit_open_box(views: list[RestView], camera: Camera, params_for: Callable[..
             shape, position, x[2], sample
         )
 
-    fits = []
+    fits, starts = [], []
     for turn in range(4):
         turned_yaw = yaw + turn * math.pi / 2
         if math.cos(turned_yaw) * toward[0] + math.sin(turned_yaw) * toward[1] < 0:
             continue  # its opening away from the camera: the video would not show it opened
         turned = size if turn % 2 == 0 else (size[1], size[0], size[2])
-        fits.append(
-            _restarted_minimize(loss, np.array([centre[0], centre[1], turned_yaw, *turned]), maxiter=600)
-        )
+        starts.append(np.array([centre[0], centre[1], turned_yaw, *turned]))
+        fits.append(_restarted_minimize(loss, starts[-1], maxiter=600))
+    # The points' upright box can be square-ish and too big (the inside seen through an open door widens its
+    # top): from it a microwave's body folded to 11 cm deep and 37 cm tall (loss 0.22) where 33 and 26 fit
+    # (0.12). The best turn is started again with its footprint at 3/4.
+    again = starts[int(np.argmin([f.fun for f in fits]))] * np.array(
+        [1, 1, 1, SMALLER_START, SMALLER_START, 1]
+    )
+    fits.append(_restarted_minimize(loss, again, maxiter=600))
     # A closed cabinet looks the same whichever side opens: of the fits about as good as the best, the one
     # that opens most nearly towards the camera.
     best = min(f.fun for f in fits)
