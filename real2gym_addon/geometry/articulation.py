@@ -306,6 +306,7 @@ PANEL_EDGE = 1
 ROBUST_SCALE = 0.004
 """m: residuals past this count less in :func:`hinge_line_from_planes` (a hand over an edge, a frame's noise)."""
 ROBUST_STEPS = 10
+"""Rounds of re-weighting in :func:`hinge_line_from_planes`."""
 TURN_BIN = math.radians(5.0)
 """The frames whose door faces within this of one heading are one stance in :func:`hinge_line_from_planes`."""
 STANCE_FRAMES = 5

@@ -7,14 +7,16 @@ value then, ``v0`` its speed, ``s`` the sign of the motion),
 
     q(t) - q0 = v0 * t - k * integral_0^t (q - q0) - c * s * t^2 / 2,
 
-which is linear in ``v0``, ``k = damping / I`` and ``c = frictionloss / I``: least squares over the frames it
-coasts (integrals of the measured ``q``, not its noisy second difference), with ``k, c >= 0``. The rates are
-what the video shows; the scene's inertia (from its shapes and density, :func:`joint_inertia`) turns them
-into the MJCF's damping and friction loss, so that the simulated part slows as the filmed one did whatever
-the real one weighs.
+which is linear in ``v0``, ``k = damping / I`` and ``c = frictionloss / I`` (integrals of the measured
+``q``, not its noisy second difference): least squares over the frames before it has gone 90 % of its way,
+with ``k, c >= 0``, give a first guess. The motion's closed form (an exponential approach, held where
+friction stops it: :func:`_travel`), its start value free, is then fitted to every frame of the coast. The
+rates are what the video shows; the scene's inertia (from its shapes and density, :func:`joint_inertia`)
+turns them into the MJCF's damping and friction loss, so that the simulated part slows as the filmed one
+did whatever the real one weighs.
 
-It ends where the part comes to rest (its friction then holds it), or reaches an end of its range (a door
-swung shut against its frame). Fewer than :data:`MIN_FRAMES` coasting frames, or a coast shorter than
+The coast runs to the video's end, or to the frame before the part meets an end of its range (a door swung
+shut against its frame). Fewer than :data:`MIN_FRAMES` coasting frames, or a coast shorter than
 :data:`MIN_TRAVEL`, measure nothing, and the documented defaults stay.
 """
 
