@@ -20,7 +20,10 @@ is centred, so the masks align with the colour image pixel for pixel.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 from pathlib import Path
 
 import bpy
@@ -237,6 +240,24 @@ def _link(name: str, data=None) -> bpy.types.Object:
     obj = bpy.data.objects.new(name, data)
     bpy.context.scene.collection.objects.link(obj)
     return obj
+
+
+@contextlib.contextmanager
+def quiet_stdout(verbose: bool):
+    """Sends what Blender prints while rendering (file descriptor 1) to /dev/null."""
+    if verbose:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
 
 
 class Renderer:

@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -84,13 +85,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--width", type=int, default=320)
     add("--height", type=int, default=240)
     add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
-    add("--let-go", type=float, default=0.0, metavar="SHARE",
-        help="microwave: push the door quickly and let go with this share of its swing to go (it coasts shut)")
+    add(
+        "--let-go",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="microwave: push the door quickly and let go with this share of its swing to go (it coasts shut)",
+    )
     add("--rgb-only", action="store_true", help="no depth/; the body's known size in prompts.json")
     add("--with-trajectory", action="store_true", help="write trajectory.json (the gripper, camera frame)")
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
     add("--given-masks", action="store_true", help="write the true masks as masks/<name>/000000.png ...")
     add("--frames-dir", action="store_true", help="write frames/*.png, not video.mp4")
+    add(
+        "--renderer",
+        choices=("mujoco", "cycles"),
+        default="mujoco",
+        help="film with MuJoCo's renderer, or with Blender's Cycles (the bpy module) in the seed's own looks",
+    )
+    add("--samples", type=int, default=4, help="Cycles samples per pixel (denoised)")
+    add("--verbose", action="store_true", help="show Blender's render log")
     args = parser.parse_args(argv)
     if args.fps is None:
         args.fps = DEFAULT_FPS[args.scene]
@@ -146,6 +160,10 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         ValueError: If the options describe a scene the script cannot film.
     """
     layout, script = make_layout(args)
+    if args.renderer == "cycles":
+        from _articulated_cycles import CyclesFilm, draw_looks
+        from _varied_blender import quiet_stdout
+        from _varied_truth import phone_frame
     position, quat, _ = script.pose_at(0.0)
     model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
     objects = describe_objects(layout)
@@ -155,7 +173,6 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     if layout.cup is not None:
         groups["cup"] = GROUP_CUP
     intr = Intrinsics.from_fovy(args.width, args.height, args.fovy)
-    renderer = DemoRenderer(model, args.width, args.height, groups)
     noise = np.random.default_rng([args.seed, 1])
     w_from_c = world_from_camera(layout)
     first_masks: dict[str, np.ndarray] = {}
@@ -170,9 +187,19 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     if not args.rgb_only:
         (staging / "depth").mkdir()
 
-    def on_frame(index: int, data) -> None:
-        images = renderer.render(data)
-        bgr = cv2.cvtColor(noisy_rgb(images.rgb, noise), cv2.COLOR_RGB2BGR)
+    cycles = args.renderer == "cycles"
+    if cycles:
+        looks = draw_looks(np.random.default_rng([args.seed, 5]), layout, args.frames)
+    states: list[tuple[np.ndarray, np.ndarray]] = []
+    poses: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
+    renderer = None if cycles else DemoRenderer(model, args.width, args.height, groups)
+
+    def write_frame(index: int, images, pose: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        if cycles:
+            bgr = phone_frame(cv2.cvtColor(images.rgb, cv2.COLOR_RGB2BGR), looks.noise_sigma,
+                              int(looks.jpeg_quality[index]), noise)  # fmt: skip
+        else:
+            bgr = cv2.cvtColor(noisy_rgb(images.rgb, noise), cv2.COLOR_RGB2BGR)
         if writer is None:
             cv2.imwrite(str(staging / "frames" / f"{index:06d}.png"), bgr)
         else:
@@ -181,17 +208,37 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
             depth = sensor_depth(images.depth, intr.fx, noise)
             cv2.imwrite(str(staging / "depth" / f"{index:06d}.png"), depth, [cv2.IMWRITE_PNG_COMPRESSION, 9])
         for spec in objects:
-            body = data.body(spec.body)
-            pose = pose_entries(w_from_c, body.xpos, body.xquat, spec.centre)
+            entries = pose_entries(w_from_c, *pose[spec.body], spec.centre)
             mask = images.masks[spec.name]
-            spec.frames.append(truth_frame(index, spec, pose, mask, images.alone_pixels[spec.name]))
+            spec.frames.append(truth_frame(index, spec, entries, mask, images.alone_pixels[spec.name]))
             if index == 0:
                 first_masks[spec.name] = mask
 
+    def on_frame(index: int, data) -> None:
+        pose = {
+            spec.body: (data.body(spec.body).xpos.copy(), data.body(spec.body).xquat.copy())
+            for spec in objects
+        }
+        if cycles:
+            states.append((data.geom_xpos.copy(), data.geom_xmat.copy()))
+            poses.append(pose)
+        else:
+            write_frame(index, renderer.render(data), pose)
+
     try:
         result = simulate(model, layout, script, args.frames, args.fps, on_frame)
+        if cycles and not result.failures:
+            names = {group: name for name, group in groups.items()}
+            with (
+                tempfile.TemporaryDirectory(prefix="articulated-cycles-") as work,
+                quiet_stdout(args.verbose),
+            ):
+                filmed = CyclesFilm(model, layout, looks, args.samples).film(states, Path(work), names)
+            for index, images in enumerate(filmed):
+                write_frame(index, images, poses[index])
     finally:
-        renderer.close()
+        if renderer is not None:
+            renderer.close()
         if writer is not None:
             writer.release()
     if result.failures:
@@ -207,7 +254,11 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         "scene": args.scene,
         "seed": args.seed,
         "argv": sys.argv[1:],
+        "renderer": "Blender Cycles (CPU)" if args.renderer == "cycles" else "MuJoCo (OpenGL)",
     }
+    if args.renderer == "cycles":
+        generator |= {"samples": args.samples, "finish": looks.finish, "table": looks.table["kind"],
+                      "noise_sigma": round(looks.noise_sigma, 2), "jpeg_quality": [int(q) for q in looks.jpeg_quality]}  # fmt: skip
     truth = truth_json(layout, intr, args.fps, objects, result, generator)
     files = {
         "camera.json": camera_json(intr, layout, args.with_world_from_camera)

@@ -23,9 +23,7 @@ Example:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -41,7 +39,7 @@ sys.path.insert(0, str(HERE))
 
 from _demo_output import staged_output  # noqa: E402
 from _demo_sensor import sensor_depth  # noqa: E402
-from _varied_blender import HAND_ID, Renderer  # noqa: E402
+from _varied_blender import HAND_ID, Renderer, quiet_stdout  # noqa: E402
 from _varied_draw import draw_scene  # noqa: E402
 from _varied_scene import T_GRASP, Scene  # noqa: E402
 from _varied_truth import (  # noqa: E402
@@ -81,24 +79,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.frames < 6 or min(args.width, args.height) < 64 or args.samples < 1:
         parser.error("need --frames >= 6, an image at least 64 pixels a side and --samples >= 1")
     return args
-
-
-@contextlib.contextmanager
-def _quiet(verbose: bool):
-    """Sends what Blender prints while rendering (file descriptor 1) to /dev/null."""
-    if verbose:
-        yield
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(null)
 
 
 def _hidden_share(renderer, frame: int, folder: Path) -> float:
@@ -161,7 +141,7 @@ def prepare(args: argparse.Namespace, folder: Path):
 def generate(args: argparse.Namespace, staging: Path, work: Path) -> dict:
     """Renders the demo into ``staging`` (temporary images in ``work``); returns truth.json's data."""
     started = time.monotonic()
-    with _quiet(args.verbose):
+    with quiet_stdout(args.verbose):
         scene, renderer, hidden, attempt = prepare(args, work)
         prepared = time.monotonic()
         renderer.colour_mode()
