@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import partial
 
 import cv2
 import numpy as np
@@ -98,11 +99,25 @@ handle and settles before it pulls: the door of a generated cabinet started 0.5 
 closed, and was taken for pushed)."""
 
 
-def _part_points(mask: np.ndarray, depth: np.ndarray | None, camera, world_from_camera) -> np.ndarray | None:
-    """The part's depth points (world frame), its mask eroded so that mixed pixels at the edge go."""
-    if depth is None or not mask.any():
+def _part_points(mask: np.ndarray, depth_in, camera, world_from_camera) -> np.ndarray | None:
+    """The part's depth points (world frame), its mask eroded so that mixed pixels at the edge go.
+
+    Args:
+        mask: ``HxW`` bool, the part's pixels.
+        depth_in: box (x0, y0, x1, y1 pixels, ends excluded) -> the cleaned depth (``HxW`` metres, right in
+            that box at least), or None without depth.
+        camera: The intrinsics.
+        world_from_camera: 4x4.
+    """
+    if not mask.any():
         return None
     eroded = cv2.erode(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    rows, cols = np.flatnonzero(eroded.any(axis=1)), np.flatnonzero(eroded.any(axis=0))
+    if not len(rows):
+        return None
+    depth = depth_in((int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1))
+    if depth is None:
+        return None
     points = back_project(camera, depth, eroded)
     if len(points) < MIN_POINTS:
         return None
@@ -659,7 +674,8 @@ def fit_part(
         visible: Per frame, the mask is trusted.
         camera: Intrinsics.
         poses: world_from_camera, ``4x4`` or per frame ``Nx4x4``.
-        depth_of: frame -> cleaned depth (``HxW`` metres) or None without depth.
+        depth_of: (frame, box=None) -> cleaned depth (``HxW`` metres; with a box, right in that box) or None
+            without depth.
         log: Where a hinge line moved onto its door's planes is told (none: not told).
         hand: ``(F, 3)`` the recorded hand's grasp centre per frame (world), or None: where it traced an arc
             while the part turned, the arc's centre is the hinge line (:mod:`.hand_arc`), and without depth
@@ -674,7 +690,7 @@ def fit_part(
     has_depth = depth_of(0) is not None
     points = [None] * frames
     if has_depth:
-        points = [_part_points(masks[f], depth_of(f), camera, pose_at(poses, f)) if visible[f] else None
+        points = [_part_points(masks[f], partial(depth_of, f), camera, pose_at(poses, f)) if visible[f] else None
                   for f in range(frames)]  # fmt: skip
         if sum(p is not None for p in points) < 3:
             raise GeometryError(

@@ -186,6 +186,11 @@ class Geometry:
         return self.world_from_camera if self.camera_frames is None else self.camera_frames
 
 
+CLEAN_REACH = 4
+"""Pixels around a pixel that ``clean_depth`` reads to decide it (a 3x3 range test; a hole opened by a 3x3
+erosion and dilation, then its border dilated by 3x3: 3 pixels), with one to spare."""
+
+
 class _DepthReader:
     """A frame's depth (metres, 0 = none), and its cleaned form (``clean_depth``) made once per frame."""
 
@@ -194,12 +199,32 @@ class _DepthReader:
         self._cache: dict[int, np.ndarray | None] = {}
         self._cleaned: dict[tuple[int, float], np.ndarray | None] = {}
 
-    def clean(self, frame: int, noise_1m: float) -> np.ndarray | None:
-        """``clean_depth`` of the frame's depth (kept for the last few frames asked)."""
-        key = (frame, noise_1m)
+    def clean(
+        self, frame: int, noise_1m: float, box: tuple[int, int, int, int] | None = None
+    ) -> np.ndarray | None:
+        """``clean_depth`` of the frame's depth (kept for the last few frames asked).
+
+        Args:
+            frame: The video frame.
+            noise_1m: Depth noise at 1 m (m).
+            box: Only this window (x0, y0, x1, y1 pixels, ends excluded) is wanted: it alone is cleaned, with
+                a margin of :data:`CLEAN_REACH` pixels (what ``clean_depth`` looks at around a pixel), so it
+                holds what the whole frame's cleaning would; the rest of the image is 0.
+        """
+        key = (frame, noise_1m, box)
         if key not in self._cleaned:
             raw = self(frame)
-            cleaned = None if raw is None else clean_depth(raw, noise_1m)
+            if raw is None or box is None:
+                cleaned = None if raw is None else clean_depth(raw, noise_1m)
+            else:
+                x0, y0, x1, y1 = box
+                h, w = raw.shape
+                a, b = max(0, y0 - CLEAN_REACH), max(0, x0 - CLEAN_REACH)
+                window = clean_depth(
+                    raw[a : min(h, y1 + CLEAN_REACH), b : min(w, x1 + CLEAN_REACH)], noise_1m
+                )
+                cleaned = np.zeros(raw.shape, np.float32)
+                cleaned[y0:y1, x0:x1] = window[y0 - a : y1 - a, x0 - b : x1 - b]
             self._cleaned = {key: cleaned} if len(self._cleaned) > 8 else {**self._cleaned, key: cleaned}
         return self._cleaned[key]
 
@@ -582,7 +607,11 @@ def run_geometry(
     part_keyframes, joints_started = [], time.perf_counter()
     if segmentation.parts:
         progress.step("fitting the moving parts' joints", span[0] + 0.85 * (span[1] - span[0]))
-        depth_of = (lambda f: depth.clean(f, noise_1m)) if demo.depth_dir is not None else (lambda f: None)
+        depth_of = (
+            (lambda f, box=None: depth.clean(f, noise_1m, box))
+            if demo.depth_dir is not None
+            else (lambda f, box=None: None)
+        )
         part_keyframes = fit_object_parts(
             demo, segmentation, objects, camera, poses, depth_of, trajectory, log
         )

@@ -25,6 +25,7 @@ from real2gym.real2gym_addon.geometry.camera_motion import (
     rotation_degrees,
 )
 from real2gym.real2gym_addon.geometry.depth_clean import clean_depth
+from real2gym.real2gym_addon.geometry.stage import _DepthReader
 from real2gym.real2gym_addon.geometry.table import GeometryError, fit_table, fit_table_frames
 
 CAMERA = Camera(width=640, height=480, fx=500.0, fy=500.0, cx=320.0, cy=240.0)
@@ -104,6 +105,36 @@ def test_clean_depth_drops_invalid_far_and_mixed_pixels() -> None:
     inside = cv2.erode(obj.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
     inside &= cv2.erode((depth > 0).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # not at a hole
     assert (clean[inside] > 0).mean() > 0.98  # noise alone does not make a discontinuity
+
+
+def test_a_window_of_the_depth_is_cleaned_as_the_whole_frame_is_there() -> None:
+    """The joint fit cleans only the part's box (stage.CLEAN_REACH round it): the same readings must survive."""
+
+    class Frames(_DepthReader):
+        def __call__(self, frame: int) -> np.ndarray:
+            return depth
+
+    rng = np.random.default_rng(3)
+    depth, obj, _ = stereo_like_frame(world_from_camera(0.5, 50.0), rng)
+    whole = clean_depth(depth, 0.002)
+    reader = Frames(None)
+    rows, cols = np.flatnonzero(obj.any(axis=1)), np.flatnonzero(obj.any(axis=0))
+    boxes = [
+        (cols[0], rows[0], cols[-1] + 1, rows[-1] + 1),
+        (0, 0, 50, 30),
+        (590, 470, 640, 480),
+        (0, 0, 640, 480),
+    ]
+    for _ in range(20):
+        x0, y0 = int(rng.integers(0, 600)), int(rng.integers(0, 440))
+        boxes.append((x0, y0, x0 + int(rng.integers(1, 200)), y0 + int(rng.integers(1, 200))))
+    for x0, y0, x1, y1 in boxes:
+        box = (int(x0), int(y0), min(int(x1), 640), min(int(y1), 480))
+        window = reader.clean(0, 0.002, box)
+        x0, y0, x1, y1 = box
+        assert np.array_equal(window[y0:y1, x0:x1], whole[y0:y1, x0:x1]), box
+        window[y0:y1, x0:x1] = 0.0
+        assert not window.any(), box
 
 
 @pytest.mark.parametrize("tilt", [35.0, 55.0])
