@@ -164,7 +164,8 @@ def score(out: Path, scene: Path) -> list[dict]:
             true_axis = to_report[:3, :3] @ np.asarray(true["axis_world"], float)
             true_pivot = to_report[:3, :3] @ np.asarray(true["pivot_world"], float) + to_report[:3, 3]
             axis = np.asarray(joint["axis_world"], float)
-            angle = math.degrees(math.acos(min(1.0, abs(float(axis @ true_axis)))))
+            # Signed: both open by a positive turn (slide), so a door fitted to open the other way is 180 off.
+            angle = math.degrees(math.acos(max(-1.0, min(1.0, float(axis @ true_axis)))))
             row = {"type_right": joint["type"] == true["type"], "type": true["type"], "axis_deg": angle,
                    "span": abs((joint["range"][1] - joint["range"][0]) - (true["range"][1] - true["range"][0]))}  # fmt: skip
             if true.get("inertia") and joint["type"] == true["type"]:

@@ -90,11 +90,15 @@ MIN_IOU = 0.3
 SEARCH_FRAMES = 24
 """Without depth, the hypotheses are compared on at most this many frames, spread over the video."""
 SEARCH_STEPS = 13
+"""Without depth, q values tried per frame before refining around the best."""
 PRUNE_IOU = 0.1
 """Without depth, a hypothesis whose mean IoU on every third of the trial frames is this far below the best's
 is not tried on the others (on the generated RGB-only scenes the wrong edges and the slide scored 0.2-0.6 below
 the right hinge on cabinets and microwaves; a drawer's best hinge 0.07 below its slide, and so kept)."""
-"""Without depth, q values tried per frame before refining around the best."""
+
+FLAT_RUN_GAP = 8
+"""Seen frames between two flat ones past which their normals' continuity is not trusted (a door could turn
+more than 90 degrees unseen); the half-turn is then chosen again."""
 
 _OPENINGS = {
     "+x": (0, 1.0),
@@ -736,7 +740,13 @@ class _Problem:
         turned = np.arctan2(normals @ np.cross(axis, start), normals @ start)
         q = model.q.copy()
         q[flat] = q[flat[0]] + turned
-        q[flat] += np.pi * np.round((model.q[flat] - q[flat]) / np.pi)  # the half-turn normals cannot tell
+        # The half-turn a plane's normal cannot tell, chosen once for each run of flat frames close together
+        # (their normals, signed by continuity, follow the turn frame by frame) by the median of what the
+        # frame-to-frame registration says. Chosen frame by frame, it flipped a microwave door's shut frames:
+        # the registration had fallen 80-90 degrees behind during a quick push the gripper hid.
+        runs = np.split(np.arange(len(flat)), np.flatnonzero(np.diff(flat) > FLAT_RUN_GAP) + 1)
+        for run in runs:
+            q[flat[run]] += np.pi * np.round(np.median((model.q[flat[run]] - q[flat[run]]) / np.pi))
         q = model.q + np.interp(np.arange(self.n), flat, q[flat] - model.q[flat])
         q -= q[0]
         e = _basis(axis)
