@@ -36,6 +36,7 @@ from _varied_blender import (
     _principled,
     _table_material,
     _world,
+    cycles_settings,
 )
 from _varied_scene import linear
 from mathutils import Matrix
@@ -262,22 +263,7 @@ class CyclesFilm:
         self.id_full = _id_material("id_full", full=True)
 
     def _settings(self) -> None:
-        bl, cycles = self.bl, self.bl.cycles
-        bl.render.engine = "CYCLES"
-        cycles.device = "CPU"
-        bl.render.resolution_x, bl.render.resolution_y = self.layout.width, self.layout.height
-        bl.render.resolution_percentage = 100
-        bl.render.use_persistent_data = True
-        cycles.use_adaptive_sampling = False
-        cycles.use_light_tree = False
-        cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 2, 1, 1
-        cycles.transmission_bounces, cycles.volume_bounces = 0, 0
-        cycles.caustics_reflective = cycles.caustics_refractive = False
-        cycles.denoiser = "OPENIMAGEDENOISE"
-        cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
-        cycles.denoising_prefilter = "FAST"
-        bl.render.image_settings.file_format = "PNG"
-        bl.render.image_settings.color_mode = "RGB"
+        cycles_settings(self.bl, self.layout.width, self.layout.height)
 
     def _set_frame(self, frame: int, state: tuple[np.ndarray, np.ndarray]) -> None:
         """Puts every moving geom where the simulation had it; the light and ambience of ``frame``."""

@@ -242,6 +242,26 @@ def _link(name: str, data=None) -> bpy.types.Object:
     return obj
 
 
+def cycles_settings(bl: bpy.types.Scene, width: int, height: int) -> None:
+    """Cycles on the CPU at ``width`` x ``height``: few bounces, no caustics, OpenImageDenoise, PNG output."""
+    bl.render.engine = "CYCLES"
+    bl.cycles.device = "CPU"
+    bl.render.resolution_x, bl.render.resolution_y = width, height
+    bl.render.resolution_percentage = 100
+    bl.render.use_persistent_data = True
+    cycles = bl.cycles
+    cycles.use_adaptive_sampling = False
+    cycles.use_light_tree = False
+    cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 2, 1, 1
+    cycles.transmission_bounces, cycles.volume_bounces = 0, 0
+    cycles.caustics_reflective = cycles.caustics_refractive = False
+    cycles.denoiser = "OPENIMAGEDENOISE"
+    cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
+    cycles.denoising_prefilter = "FAST"
+    bl.render.image_settings.file_format = "PNG"
+    bl.render.image_settings.color_mode = "RGB"
+
+
 @contextlib.contextmanager
 def quiet_stdout(verbose: bool):
     """Sends what Blender prints while rendering (file descriptor 1) to /dev/null."""
@@ -383,24 +403,8 @@ class Renderer:
             self.hand_parts.append(obj)
 
     def _settings(self) -> None:
-        bl = self.bl
-        bl.render.engine = "CYCLES"
-        bl.cycles.device = "CPU"
-        bl.render.resolution_x, bl.render.resolution_y = self.scene.camera.width, self.scene.camera.height
-        bl.render.resolution_percentage = 100
-        bl.render.use_persistent_data = True
-        bl.frame_start, bl.frame_end = 0, self.scene.frames - 1
-        cycles = bl.cycles
-        cycles.use_adaptive_sampling = False
-        cycles.use_light_tree = False
-        cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 2, 1, 1
-        cycles.transmission_bounces, cycles.volume_bounces = 0, 0
-        cycles.caustics_reflective = cycles.caustics_refractive = False
-        cycles.denoiser = "OPENIMAGEDENOISE"
-        cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
-        cycles.denoising_prefilter = "FAST"
-        bl.render.image_settings.file_format = "PNG"
-        bl.render.image_settings.color_mode = "RGB"
+        cycles_settings(self.bl, self.scene.camera.width, self.scene.camera.height)
+        self.bl.frame_start, self.bl.frame_end = 0, self.scene.frames - 1
 
     # -- rendering ----------------------------------------------------------------------------
 

@@ -189,7 +189,9 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
 
     cycles = args.renderer == "cycles"
     if cycles:
-        looks = draw_looks(np.random.default_rng([args.seed, 5]), layout, args.frames)
+        looks = draw_looks(
+            np.random.default_rng([args.seed, list(SCENES).index(args.scene), 5]), layout, args.frames
+        )
     states: list[tuple[np.ndarray, np.ndarray]] = []
     poses: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
     renderer = None if cycles else DemoRenderer(model, args.width, args.height, groups)
