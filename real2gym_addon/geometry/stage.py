@@ -197,7 +197,7 @@ class _DepthReader:
     def __init__(self, demo: Demo) -> None:
         self.demo = demo
         self._cache: dict[int, np.ndarray | None] = {}
-        self._cleaned: dict[tuple[int, float], np.ndarray | None] = {}
+        self._cleaned: dict[tuple, np.ndarray | None] = {}  # (frame, noise, box or None)
 
     def clean(
         self, frame: int, noise_1m: float, box: tuple[int, int, int, int] | None = None
