@@ -35,9 +35,6 @@ REACH = 1.0
 EDGE_BAND = 2
 """Pixels of the emptied band along the outline that may join it."""
 
-LEVEL_CAP = 0.005
-"""m: the table round an object, its median height there, is taken as at most this far off the fitted plane."""
-
 
 def grow_in_depth(
     mask: np.ndarray,
@@ -82,14 +79,8 @@ def grow_in_depth(
     if blocked is not None:
         free &= ~blocked[top:bottom, left:right]
 
-    # The table as it is seen round the object: a fitted plane a few mm off here lifted rows of table depth, in
-    # its 1 mm steps, past the rise in lines that ran from a cup's foot across the table (a generated microwave
-    # scene: the grown mask then fitted no cup, and it became a hull).
-    around = free & ~inside & (z > 0)
-    level = float(np.clip(np.median(height[around]), -LEVEL_CAP, LEVEL_CAP)) if around.sum() >= 50 else 0.0
-
     def raised(depth_m: np.ndarray) -> np.ndarray:
-        h = depth_m * up + world_from_camera[2, 3] - level
+        h = depth_m * up + world_from_camera[2, 3]
         rise = np.maximum(MIN_RISE, RISE_SIGMAS * noise_1m * depth_m**2)
         return (depth_m > 0) & (h > rise) & (h < ceiling) & free
 
