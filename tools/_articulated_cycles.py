@@ -15,7 +15,6 @@ where the body, its part and the cup would be seen with nothing in front of them
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from _varied_blender import (
     _table_material,
     _world,
     cycles_settings,
+    pinhole_camera,
 )
 from _varied_scene import linear
 from mathutils import Matrix
@@ -251,13 +251,9 @@ class CyclesFilm:
 
     def _camera(self) -> None:
         layout = self.layout
-        data = bpy.data.cameras.new("camera")
-        data.sensor_fit = "VERTICAL"
-        data.sensor_height = 24.0
-        data.lens = 12.0 / math.tan(math.radians(layout.fovy) / 2)
-        data.clip_start, data.clip_end = 0.02, 20.0
-        camera = _link("camera", data)
-        camera.matrix_world = _matrix(layout.camera_pos, layout.camera_rot @ np.diag([1.0, -1.0, -1.0]))
+        pose = np.eye(4)
+        pose[:3, :3], pose[:3, 3] = layout.camera_rot, layout.camera_pos
+        camera = pinhole_camera(layout.fovy, pose)
         self.bl.camera = camera
         self.id_visible = _id_material("id_visible", full=False)
         self.id_full = _id_material("id_full", full=True)

@@ -242,6 +242,21 @@ def _link(name: str, data=None) -> bpy.types.Object:
     return obj
 
 
+def pinhole_camera(fovy: float, world_from_camera: np.ndarray) -> bpy.types.Object:
+    """A linked camera with a vertical field of view of ``fovy`` degrees (principal point at the image centre)
+    at ``world_from_camera`` (4x4, OpenCV axes: x right, y down, z forward)."""
+    data = bpy.data.cameras.new("camera")
+    data.sensor_fit = "VERTICAL"
+    data.sensor_height = 24.0
+    data.lens = 12.0 / math.tan(math.radians(fovy) / 2)
+    data.clip_start, data.clip_end = 0.02, 20.0
+    camera = _link("camera", data)
+    matrix = np.array(world_from_camera, float)
+    matrix[:3, :3] = matrix[:3, :3] @ np.diag([1.0, -1.0, -1.0])  # OpenCV axes to Blender's
+    camera.matrix_world = Matrix([list(row) for row in matrix])
+    return camera
+
+
 def cycles_settings(bl: bpy.types.Scene, width: int, height: int) -> None:
     """Cycles on the CPU at ``width`` x ``height``: few bounces, no caustics, OpenImageDenoise, PNG output."""
     bl.render.engine = "CYCLES"
@@ -363,18 +378,10 @@ class Renderer:
         bl.world = self.world
 
         cam = scene.camera
-        camera_data = bpy.data.cameras.new("camera")
-        camera_data.sensor_fit = "VERTICAL"
-        camera_data.sensor_height = 24.0
-        camera_data.lens = 12.0 / math.tan(math.radians(cam.fovy) / 2)
-        camera_data.clip_start, camera_data.clip_end = 0.02, 20.0
+        camera = pinhole_camera(cam.fovy, cam.world_from_camera)
         if scene.fstop is not None:
-            camera_data.dof.focus_distance = cam.focus_distance
-            camera_data.dof.aperture_fstop = scene.fstop
-        camera = _link("camera", camera_data)
-        matrix = cam.world_from_camera.copy()
-        matrix[:3, :3] = matrix[:3, :3] @ np.diag([1.0, -1.0, -1.0])  # OpenCV axes to Blender's
-        camera.matrix_world = Matrix([list(row) for row in matrix])
+            camera.data.dof.focus_distance = cam.focus_distance
+            camera.data.dof.aperture_fstop = scene.fstop
         bl.camera = camera
         self.camera = camera
         self.id_visible = _id_material("id_visible", full=False)
