@@ -54,7 +54,14 @@ from .parts import PartGeometry, part_key
 from .priors import out_of_supports, rest_until_lifted, support_height
 from .shape_kinds import BOX, CABINET
 from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
-from .table import GeometryError, Table, fit_table_frames, still_camera_table, table_from_world_pose
+from .table import (
+    GeometryError,
+    Table,
+    fit_table_frames,
+    noise_on_given_table,
+    still_camera_table,
+    table_from_world_pose,
+)
 
 REST_VIEWS = 6
 BOXY = (BOX.name, CABINET.name)
@@ -238,6 +245,16 @@ class _DepthReader:
         return self._cache[frame]
 
 
+def _sampled_depth(depth: _DepthReader, sample: np.ndarray) -> list[np.ndarray]:
+    """The depth images of the sampled frames (the table is measured on them)."""
+    depth_frames = [depth(int(f)) for f in sample]
+    if any(d is None for d in depth_frames):
+        raise GeometryError(
+            f"depth/ lacks images for some of frames {sample.tolist()}; one image per video frame is needed"
+        )
+    return depth_frames
+
+
 def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=None) -> list[int]:
     """Frames near the prompt where the object is fully seen and has not moved.
 
@@ -385,14 +402,16 @@ def run_geometry(
     if camera.world_from_camera is not None:
         world_from_camera = np.asarray(camera.world_from_camera, float)
         table = table_from_world_pose(world_from_camera)
+        if demo.depth_dir is not None:  # the table is given, its depth's noise is still the camera's
+            depth_frames = _sampled_depth(depth, sample)
+            poses = [
+                pose_at(world_from_camera if camera_frames is None else camera_frames, int(f)) for f in sample
+            ]
+            noise_1m = noise_on_given_table(camera, depth_frames, union, poses)
     elif demo.depth_dir is None:  # RGB only: the pose from the objects of known size (known_size.py)
         table, world_from_camera = table_from_known_sizes(demo, segmentation, log)
     else:
-        depth_frames = [depth(int(f)) for f in sample]
-        if any(d is None for d in depth_frames):
-            raise GeometryError(
-                f"depth/ lacks images for some of frames {sample.tolist()}; one image per video frame is needed"
-            )
+        depth_frames = _sampled_depth(depth, sample)
         fit = fit_table_frames(camera, depth_frames, union, frames=sample.tolist())
         table, world_from_camera = fit.table, fit.world_from_camera
         noise = [p.noise_1m for p in fit.planes if p.found]

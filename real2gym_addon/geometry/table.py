@@ -244,6 +244,40 @@ def table_from_world_pose(world_from_camera: np.ndarray) -> Table:
     return Table(normal_cam=normal, offset_cam=offset, source="world_from_camera")
 
 
+def noise_on_given_table(
+    camera: Camera, depth_frames: list[np.ndarray], object_masks: list[np.ndarray], poses: list[np.ndarray]
+) -> float:
+    """The depth noise at 1 m (metres) measured on a table whose place is given (camera.json's pose).
+
+    A given pose leaves the table unfitted, but not its depth noise: what rises above the table
+    counts only past a few sigmas of it (a stereo camera's disparity steps put whole rows of a
+    table 1 m away 1 cm above it). Each frame's readings outside the objects go through
+    :func:`refine_plane` from the given plane; the median over the frames with enough of them.
+
+    Args:
+        camera: Intrinsics.
+        depth_frames: ``HxW`` metres per chosen frame, 0 = no reading.
+        object_masks: ``HxW`` bool per chosen frame, True on any object (excluded).
+        poses: The 4x4 world-from-camera pose of each chosen frame (z-up world, table at z = 0).
+
+    Returns:
+        The noise (:data:`NOISE_FLOOR` at least), or 0.0 where no frame has
+        :data:`MIN_READINGS` readings on the table.
+    """
+    rng = np.random.default_rng(0)
+    noises = []
+    for depth, mask, pose in zip(depth_frames, object_masks, poses, strict=True):
+        fine = patch_noise(camera, depth)
+        points = back_project(camera, clean_depth(depth, fine), ~mask, step=4)
+        if len(points) < MIN_READINGS:
+            continue
+        if len(points) > FRAME_POINTS:
+            points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
+        table = table_from_world_pose(pose)
+        noises.append(refine_plane(points, table.normal_cam, table.offset_cam, max(fine, NOISE_FLOOR))[2])
+    return float(np.median(noises)) if noises else 0.0
+
+
 def _disparity_system(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each point's ray ``(x/z, y/z, 1)`` and inverse depth ``1/z``: a plane is linear there."""
     rays = points / points[:, 2:3]

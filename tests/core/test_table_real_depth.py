@@ -25,8 +25,14 @@ from real2gym.real2gym_addon.geometry.camera_motion import (
     rotation_degrees,
 )
 from real2gym.real2gym_addon.geometry.depth_clean import clean_depth
+from real2gym.real2gym_addon.geometry.mask_growth import grow_in_depth
 from real2gym.real2gym_addon.geometry.stage import _DepthReader
-from real2gym.real2gym_addon.geometry.table import GeometryError, fit_table, fit_table_frames
+from real2gym.real2gym_addon.geometry.table import (
+    GeometryError,
+    fit_table,
+    fit_table_frames,
+    noise_on_given_table,
+)
 
 CAMERA = Camera(width=640, height=480, fx=500.0, fy=500.0, cx=320.0, cy=240.0)
 NOISE_1M = 0.01  # stereo-like: 6.4 mm at 0.8 m
@@ -156,6 +162,30 @@ def test_noisy_tilted_table_is_found_on_each_frame_in_its_own_camera(tilt: float
     assert fit.world_from_camera[2, 3] == pytest.approx(0.5, abs=0.01)
     table, pose = fit_table(CAMERA, [d for d, _, _ in frames], masks)  # the old signature still works
     assert pose.shape == (4, 4) and table.offset_cam == pytest.approx(fit.table.offset_cam)
+
+
+def test_a_given_pose_still_measures_the_depth_noise_and_quantised_rows_do_not_grow_into_a_mask() -> None:
+    # A stereo camera's disparity steps: a table 1.1 m away read in ~2 cm steps, whole rows of it 1 cm
+    # above the true plane. With the pose given, the table is not fitted; its noise must still be measured.
+    pose = world_from_camera(0.9, 35.0)
+    depth, _ = table_hits(pose)
+    box = (slice(200, 290), slice(280, 360))
+    obj = np.zeros(depth.shape, bool)
+    obj[box] = True
+    depth[box] = 0.9 * depth[box]
+    baseline, steps = 0.12, 1  # whole-pixel disparity steps
+    disparity = np.round(CAMERA.fx * baseline / np.maximum(depth, 1e-6) * steps) / steps
+    quantised = np.where(depth > 0, CAMERA.fx * baseline / disparity, 0.0).astype(np.float32)
+    mask = cv2.dilate(obj.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+    given = noise_on_given_table(CAMERA, [quantised], [mask], [pose])
+    fitted = fit_table_frames(CAMERA, [quantised], [mask]).planes[0].noise_1m
+    assert given > 0.002 and given == pytest.approx(fitted, rel=0.25), (given, fitted)
+    rays = np.stack(np.meshgrid((np.arange(CAMERA.width) - CAMERA.cx) / CAMERA.fx,
+                                (np.arange(CAMERA.height) - CAMERA.cy) / CAMERA.fy) + [np.ones(depth.shape)], -1)  # fmt: skip
+    heights = quantised * (rays @ pose[2, :3]) + pose[2, 3]
+    assert ((heights > 0.006) & ~mask).sum() > 1000  # table rows the steps lift past the 6 mm rise
+    grown = grow_in_depth(obj, quantised, CAMERA, pose, noise_1m=given)
+    assert (grown & ~mask).sum() < 0.02 * obj.sum(), (grown & ~mask).sum()
 
 
 def test_no_plane_gives_the_figures_and_what_to_do() -> None:
