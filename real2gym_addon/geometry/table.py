@@ -261,8 +261,8 @@ def noise_on_given_table(
         poses: The 4x4 world-from-camera pose of each chosen frame (z-up world, table at z = 0).
 
     Returns:
-        The noise (:data:`NOISE_FLOOR` at least), or 0.0 where no frame has
-        :data:`MIN_READINGS` readings on the table.
+        The noise (:data:`NOISE_FLOOR` at least), or 0.0 where no frame has :data:`MIN_READINGS`
+        readings on a surface there (the noise settled below :data:`NOISE_CEILING`).
     """
     rng = np.random.default_rng(0)
     noises = []
@@ -274,7 +274,9 @@ def noise_on_given_table(
         if len(points) > FRAME_POINTS:
             points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
         table = table_from_world_pose(pose)
-        noises.append(refine_plane(points, table.normal_cam, table.offset_cam, max(fine, NOISE_FLOOR))[2])
+        noise = refine_plane(points, table.normal_cam, table.offset_cam, max(fine, NOISE_FLOOR))[2]
+        if noise < NOISE_CEILING:  # a frame that does not see the given table measures nothing
+            noises.append(noise)
     return float(np.median(noises)) if noises else 0.0
 
 
