@@ -267,12 +267,9 @@ def noise_on_given_table(
     rng = np.random.default_rng(0)
     noises = []
     for depth, mask, pose in zip(depth_frames, object_masks, poses, strict=True):
-        fine = patch_noise(camera, depth)
-        points = back_project(camera, clean_depth(depth, fine), ~mask, step=4)
+        fine, _, points = _table_points(camera, depth, mask, rng)
         if len(points) < MIN_READINGS:
             continue
-        if len(points) > FRAME_POINTS:
-            points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
         table = table_from_world_pose(pose)
         noise = refine_plane(points, table.normal_cam, table.offset_cam, max(fine, NOISE_FLOOR))[2]
         if noise < NOISE_CEILING:  # a frame that does not see the given table measures nothing
@@ -340,6 +337,19 @@ def refine_plane(
     return normal, offset, noise_1m
 
 
+def _table_points(
+    camera: Camera, depth: np.ndarray, object_mask: np.ndarray, rng: np.random.Generator
+) -> tuple[float, int, np.ndarray]:
+    """A frame's fine noise at 1 m, its readings left after cleaning, and at most :data:`FRAME_POINTS` of
+    its cleaned points outside the objects (``Nx3`` metres, camera frame; every 4th pixel)."""
+    fine_noise = patch_noise(camera, depth)
+    clean = clean_depth(depth, fine_noise)
+    points = back_project(camera, clean, ~object_mask, step=4)
+    if len(points) > FRAME_POINTS:
+        points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
+    return fine_noise, int((clean > 0).sum()), points
+
+
 def fit_frame_plane(
     camera: Camera, depth: np.ndarray, object_mask: np.ndarray, frame: int, rng: np.random.Generator
 ) -> tuple[FramePlane, np.ndarray]:
@@ -360,14 +370,10 @@ def fit_frame_plane(
         The plane and the points it was fitted to (``Nx3`` metres, camera
         frame; all of the frame's sampled readings outside the objects).
     """
-    fine_noise = patch_noise(camera, depth)
-    clean = clean_depth(depth, fine_noise)
-    readings, pixels = int((clean > 0).sum()), int(clean.size)
-    points = back_project(camera, clean, ~object_mask, step=4)
+    fine_noise, readings, points = _table_points(camera, depth, object_mask, rng)
+    pixels = int(depth.size)
     if len(points) < MIN_READINGS:
         return FramePlane(frame, None, 0.0, 0.0, 0.0, fine_noise, fine_noise, readings, pixels), points[:0]
-    if len(points) > FRAME_POINTS:
-        points = points[rng.choice(len(points), FRAME_POINTS, replace=False)]
     noise = max(fine_noise, NOISE_FLOOR)
     normal, offset, _ = fit_plane_ransac(points, INLIER_SIGMAS * noise * points[:, 2] ** 2, rng)
     normal, offset, noise = refine_plane(points, normal, offset, noise)
