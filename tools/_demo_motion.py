@@ -174,6 +174,12 @@ def plan_script(
                 f"radius {floor * 100:.1f} cm (its half-diagonal plus 0.5 cm must be less; "
                 "raise --bowl-radius or lower --block-size)"
             )
+    elif layout.container == "base":
+        if size > 2 * layout.cup_radius:
+            raise ValueError(
+                f"a {size * 100:.1f} cm block is wider than the {layout.cup_radius * 200:.1f} cm base it is set on "
+                "(raise --base-size or lower --block-size)"
+            )
     else:
         inner = layout.cup_radius - layout.cup_wall
         if size * np.sqrt(2) / 2 > inner - 0.004:
@@ -189,7 +195,8 @@ def plan_script(
     carry_z = release_z + 0.04
     above_z = max(size + 0.10, carry_z)
     block = np.r_[layout.block_xy, 0.0]
-    cup = np.r_[layout.cup_xy, 0.0]
+    away = (layout.cup_xy - layout.block_xy) / np.linalg.norm(layout.cup_xy - layout.block_xy)
+    cup = np.r_[layout.cup_xy + layout.miss * away, 0.0]  # let go past the target by ``miss``
     toward_cam = layout.camera_pos[:2] - layout.block_xy
     toward_cam /= np.linalg.norm(toward_cam)
     home = block + np.r_[0.06 * toward_cam, 0.0] + (block - cup) * 0.25

@@ -54,8 +54,9 @@ class Layout:
         fovy: Vertical field of view in degrees.
         width: Image width in pixels.
         height: Image height in pixels.
-        container: ``"cup"`` (a straight wall) or ``"bowl"`` (see ``bowl_radius_at``);
-            also the container's body name.
+        container: ``"cup"`` (a straight wall), ``"bowl"`` (see ``bowl_radius_at``) or ``"base"`` (a
+            larger block to set the block on: ``cup_radius`` its half edge, ``cup_height`` and ``cup_bottom``
+            its height, so its "floor" is its top); also the target's body name.
         bowl_base: A bowl's outer radius at the bottom (its foot); unused for a cup.
     """
 
@@ -78,6 +79,7 @@ class Layout:
     height: int
     container: str = "cup"
     bowl_base: float = 0.0
+    miss: float = 0.0
 
 
 def bowl_radius_at(layout: Layout, z: np.ndarray | float) -> np.ndarray | float:
@@ -378,6 +380,8 @@ def _add_objects(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) 
 
     if layout.container == "bowl":
         _add_bowl(spec, layout, [0.14, 0.36 + 0.05 * rng.uniform(), 0.78, 1])
+    elif layout.container == "base":
+        _add_base(spec, layout, rng)
     else:
         _add_cup(spec, layout, rng)
 
@@ -394,6 +398,23 @@ def _add_objects(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) 
             rgba=[0.93, 0.78, 0.15, 1],
             group=GROUP_DISTRACTOR,
         )
+
+
+def _add_base(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) -> None:
+    """The base block a block is stacked on: a free box of wood-like density, origin at its bottom centre."""
+    base = spec.worldbody.add_body(name="base", pos=[*layout.cup_xy, 1e-4])
+    base.add_freejoint(name="base")
+    half = layout.cup_radius
+    base.add_geom(
+        name="base",
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        size=[half, half, layout.cup_height / 2],
+        pos=[0, 0, layout.cup_height / 2],
+        density=600.0,
+        condim=4,
+        rgba=[0.2, 0.55 + 0.1 * rng.uniform(), 0.3, 1],
+        group=GROUP_CUP,
+    )
 
 
 def _add_cup(spec: mujoco.MjSpec, layout: Layout, rng: np.random.Generator) -> None:

@@ -15,7 +15,7 @@ from _demo_motion import Waypoint, gripper_quat, pose_at, tilt_at
 from _demo_scene import Layout, container_floor_radius
 
 SETTLE_S = 0.3  # simulated before the first frame so that objects rest on the table
-BODIES = ("block", "cup", "bowl", "distractor", "hand")
+BODIES = ("block", "cup", "bowl", "base", "distractor", "hand")
 
 
 @dataclass
@@ -176,9 +176,12 @@ def _check_outcome(
     result: SimResult,
 ) -> None:
     found = result.checks.pop("_steps")
-    missing = [e for e in ("grasp", "lift", "release", "contact") if e not in found]
+    # A demo that misses on purpose lands on the table: no contact with the target is wanted.
+    missing = [
+        e for e in ("grasp", "lift", "release", "contact")[: 3 if layout.miss else 4] if e not in found
+    ]
     order_ok = not missing and found["grasp"] < found["lift"] < found["release"]
-    order_ok = order_ok and found["release"] <= found["contact"]
+    order_ok = order_ok and found["release"] <= found.get("contact", found["release"])
     result.checks["events"] = {"passed": order_ok, "missing": missing}
     if not order_ok:
         result.failures.append(
@@ -219,6 +222,14 @@ def _check_outcome(
         "block_speed_m_s": speed,
         f"{name}_tilt_deg": tilt,
     }
+    if layout.miss:  # a failing demo: the block must end off the target, and the target standing
+        result.checks[f"in_{name}"]["passed"] = missed = bool(not (inside and on_bottom) and tilt < 5.0)
+        if not missed:
+            result.failures.append(
+                f"the block let go {layout.miss * 100:.1f} cm past the {name} still ended on it (offset "
+                f"{radial * 100:.1f} cm) or the {name} tipped ({tilt:.1f} deg): raise --miss"
+            )
+        return
     if not result.checks[f"in_{name}"]["passed"]:
         result.failures.append(
             f"the block did not end resting in the {name} (offset from the axis "

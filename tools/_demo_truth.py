@@ -74,6 +74,14 @@ def _cup_spec(layout: Layout) -> ObjectSpec:
     )
 
 
+def _base_spec(layout: Layout) -> ObjectSpec:
+    """The base block of a stack layout: a box, named ``base``; a free object, so it takes the ``container``
+    role (a free body that keeps its place)."""
+    edge, height = 2 * layout.cup_radius, layout.cup_height
+    return ObjectSpec("base", "base", "container", "auto", "box", [edge, edge, height],
+                      np.array([0.0, 0.0, height / 2]), {})  # fmt: skip
+
+
 def _bowl_spec(layout: Layout) -> ObjectSpec:
     """The bowl of a bowl layout, named, shaped and hinted ``bowl``.
 
@@ -104,7 +112,7 @@ def _bowl_spec(layout: Layout) -> ObjectSpec:
 def describe_objects(layout: Layout) -> list[ObjectSpec]:
     """The block, the container (cup or bowl) and (if any) the distractor of a layout."""
     size = layout.block_size
-    container = _bowl_spec(layout) if layout.container == "bowl" else _cup_spec(layout)
+    container = {"bowl": _bowl_spec, "base": _base_spec}.get(layout.container, _cup_spec)(layout)
     objects = [
         ObjectSpec("block", "block", "manipulated", "auto", "box", [size] * 3, np.zeros(3), {}),
         container,

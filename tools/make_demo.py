@@ -93,7 +93,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--block-size", type=float, default=0.04, help="block edge, m")
     add("--cup-radius", type=float, default=0.045, help="cup outer radius, m")
     add("--cup-height", type=float, default=0.09, help="cup height, m")
-    add("--target", choices=("cup", "bowl"), default="cup", help="container to drop into")
+    add("--target", choices=("cup", "bowl", "base"), default="cup",
+        help="what the block goes to: a cup or a bowl to drop into, or (with --task stack) a larger block to "
+        "set it on")  # fmt: skip
+    add(
+        "--task",
+        choices=("place_in", "stack"),
+        default="place_in",
+        help="prompts.json's task type: stack treats the target as a free object the block is stacked in or on",
+    )
+    add("--base-size", type=float, default=0.06, help="the base block's edge (--target base), m")
+    add("--miss", type=float, default=0.0, metavar="METRES",
+        help="a failing demo: the block is let go this far past the target's centre (away from where it "
+        "started), so it does not end in or on it")  # fmt: skip
     add("--bowl-radius", type=float, default=0.07, help="bowl rim outer radius, m")
     add("--bowl-height", type=float, default=0.06, help="bowl height, m")
     add("--distractor", action="store_true", help="add a static can to the table")
@@ -141,8 +153,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
     """Place the block, the container, the distractor and the camera for this seed."""
-    bowl = args.target == "bowl"
-    radius = args.bowl_radius if bowl else args.cup_radius
+    if args.target == "base" and args.task != "stack":
+        raise ValueError("--target base goes with --task stack (a block is set on it, not dropped into it)")
+    bowl, base = args.target == "bowl", args.target == "base"
+    radius = args.bowl_radius if bowl else args.base_size / 2 if base else args.cup_radius
     spacing = max(0.2, radius + args.block_size + 0.11)
     angle = rng.uniform(-0.25, 0.25)
     along = np.array([np.cos(angle), np.sin(angle)])
@@ -167,9 +181,9 @@ def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
         block_xy=block_xy,
         block_yaw=float(rng.uniform(0, np.pi / 2)),
         cup_radius=radius,
-        cup_height=args.bowl_height if bowl else args.cup_height,
-        cup_wall=BOWL_WALL if bowl else 0.004,
-        cup_bottom=BOWL_BOTTOM if bowl else 0.006,
+        cup_height=args.bowl_height if bowl else args.base_size * 0.8 if base else args.cup_height,
+        cup_wall=BOWL_WALL if bowl else 0.0 if base else 0.004,
+        cup_bottom=BOWL_BOTTOM if bowl else args.base_size * 0.8 if base else 0.006,
         cup_xy=cup_xy,
         distractor_xy=distractor,
         distractor_radius=0.03,
@@ -181,6 +195,7 @@ def sample_layout(args: argparse.Namespace, rng: np.random.Generator) -> Layout:
         height=args.height,
         container=args.target,
         bowl_base=BOWL_BASE_RATIO * radius if bowl else 0.0,
+        miss=args.miss,
     )
 
 
@@ -248,7 +263,13 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
     objects = describe_objects(layout)
     for spec in objects:
         spec.mass = float(model.body(spec.body).mass[0])
-    groups = {"block": GROUP_BLOCK, "cup": GROUP_CUP, "bowl": GROUP_CUP, "can": GROUP_DISTRACTOR}
+    groups = {
+        "block": GROUP_BLOCK,
+        "cup": GROUP_CUP,
+        "bowl": GROUP_CUP,
+        "base": GROUP_CUP,
+        "can": GROUP_DISTRACTOR,
+    }
     groups = {o.name: groups[o.name] for o in objects}
     renderer = DemoRenderer(model, args.width, args.height, groups)
     noise = np.random.default_rng([args.seed, 1])
@@ -316,7 +337,7 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         ),
         "prompts.json": {
             "objects": prompts,
-            "task": {"type": "place_in", "object": "block", "target": layout.container},
+            "task": {"type": args.task, "object": "block", "target": layout.container},
         },
         "truth.json": truth,
     }

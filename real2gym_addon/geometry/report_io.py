@@ -62,7 +62,9 @@ def geometry_from_report(report: Report) -> Geometry:
             visible = [bool(f["visible"]) for f in frames]
             parts = [PartGeometry.from_report(part) for part in entry.get("parts", [])]
             objects.append(
-                ObjectGeometry(entry["name"], entry.get("role", "manipulated"), fitted, motion, visible, parts)
+                ObjectGeometry(
+                    entry["name"], entry.get("role", "manipulated"), fitted, motion, visible, parts
+                )
             )
         gripper = None
         if report.gripper:

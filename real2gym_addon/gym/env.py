@@ -37,10 +37,10 @@ from ..geometry.report_io import geometry_from_report
 from ..mjcf.export import START_CLEARANCE
 from ..mjcf.gripper import MAX_OPENING, NAMES
 from ..report import read_report
-from ..tasks import STEPS, STEPS_FIELD, TaskState, task_type
+from ..tasks import STEPS, STEPS_FIELD, TaskState, carried_share, task_type, tilt_between
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
-from ..verify.simulate import HAND_LEAD_S, step_targets
+from ..verify.simulate import HAND_LEAD_S, step_targets, support_forces
 from .export import read_task
 
 MAX_MOVE = 0.02
@@ -197,6 +197,7 @@ class Real2GymEnv(gymnasium.Env):
         self._steps = 0
         self._held_since = None
         self._start_height = float(self.data.xpos[self._bodies[self._names.index(self._task["object"])]][2])
+        self._start_turns = {body: self.data.xmat[body].reshape(3, 3).copy() for body in self._bodies}
         return self._observation(), self._info()
 
     def step(self, action):
@@ -282,19 +283,26 @@ class Real2GymEnv(gymnasium.Env):
         settled = np.linalg.norm(velocity[3:]) < rule["settled_speed_m_s"]
         return bool(settled and not self._held(moved))
 
-    def _task_state(self, moved: str, target: str | None) -> TaskState:
-        """The task's objects now, for the task type's success predicate (the verifier's own)."""
+    def _task_state(self, moved: str, target: str | None, support: bool = False) -> TaskState:
+        """The task's objects now, for the task type's success predicate (the verifier's own); with
+        ``support``, also the share of the object's weight the target carries and the target's tilt."""
         body = self._bodies[self._names.index(moved)]
         position = self.data.xpos[body].copy()
         raised = float(position[2] - self._start_height)
         if target is None:
             return TaskState(position, self._shapes[moved], raised)
         other = self._bodies[self._names.index(target)]
-        axis = (
-            self.data.xpos[other] + self.data.xmat[other].reshape(3, 3) @ self._shapes[target].axis_offset()
-        )
-        return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target],
-                         target_rotation=self.data.xmat[other].reshape(3, 3).copy())  # fmt: skip
+        turn = self.data.xmat[other].reshape(3, 3).copy()
+        axis = self.data.xpos[other] + turn @ self._shapes[target].axis_offset()
+        share = tilt = None
+        if support:
+            forces = support_forces(self.model, self.data, {moved: body, target: other})[moved]
+            share = carried_share(
+                forces, float(self.model.body_mass[body] * -self.model.opt.gravity[2]), target
+            )
+            tilt = tilt_between(self._start_turns[other], turn)
+        return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target], target_rotation=turn,
+                         support_share=share, target_tilt_rad=tilt)  # fmt: skip
 
     def _part_state(self, task: dict) -> TaskState:
         """A part task's state now: its joint's value and how open that is."""
@@ -311,7 +319,7 @@ class Real2GymEnv(gymnasium.Env):
         for i, step in enumerate(steps):
             kind = task_type(step["type"])
             state = (self._part_state(step) if kind.needs_part
-                     else self._task_state(step["object"], step.get("target")))  # fmt: skip
+                     else self._task_state(step["object"], step.get("target"), kind.reads_support))  # fmt: skip
             holds = bool(kind.success(state)["passed"])
             self._held_since[i] = (
                 (self._steps if self._held_since[i] is None else self._held_since[i]) if holds else None

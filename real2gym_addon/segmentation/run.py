@@ -208,7 +208,9 @@ def segment_demo(
                   for o, d in enumerate(doubts)]  # fmt: skip
     tracks = _tracks(demo, doubts, log)
     kept = len(tracks) - hands - len(parts)
-    return Segmentation(segmenter.name, scale, tracks[:kept], tracks[kept : kept + hands], tracks[kept + hands :])
+    return Segmentation(
+        segmenter.name, scale, tracks[:kept], tracks[kept : kept + hands], tracks[kept + hands :]
+    )
 
 
 def _decode(

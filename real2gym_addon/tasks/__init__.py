@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from ..errors import Real2GymError
 from .articulated import CLOSE, OPEN
-from .base import TaskState, TaskType
+from .base import TaskState, TaskType, carried_share, tilt_between
 from .lifting import LIFT
 from .placing import PLACE_IN, PLACE_ON
+from .stacking import STACK
 from .steps import STEPS_FIELD, steps_success, steps_type
 
-STEPS = steps_type((PLACE_IN, PLACE_ON, LIFT, OPEN, CLOSE))
+STEPS = steps_type((PLACE_IN, PLACE_ON, STACK, LIFT, OPEN, CLOSE))
 """A task of several of the others, in order."""
-TASKS: dict[str, TaskType] = {task.name: task for task in (PLACE_IN, PLACE_ON, LIFT, OPEN, CLOSE, STEPS)}
+TASKS: dict[str, TaskType] = {
+    task.name: task for task in (PLACE_IN, PLACE_ON, STACK, LIFT, OPEN, CLOSE, STEPS)
+}
 """Task type name -> its entry, in the order the docs list them."""
 
 
@@ -48,8 +51,10 @@ __all__ = [
     "TASKS",
     "TaskState",
     "TaskType",
+    "carried_share",
     "moved_step",
     "steps_success",
     "task_steps",
     "task_type",
+    "tilt_between",
 ]

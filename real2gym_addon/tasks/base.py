@@ -34,6 +34,11 @@ class TaskState:
         to: The task's own ``to`` (prompts.json), or None for the task type's default.
         target_rotation: ``3x3`` the target's orientation (world from its local frame); None without one
             (the round targets need only their axis).
+        support_share: The share of the moved object's weight its target carries through their contacts
+            (vertical contact force over weight; :func:`carried_share`); None where not measured (the
+            verifier measures it as the run ends, not on every frame).
+        target_tilt_rad: How far the target's up axis has turned from where it started (a stack knocked
+            over); None without a free target.
     """
 
     moved_position: np.ndarray | None
@@ -45,6 +50,8 @@ class TaskState:
     part_q: float | None = None
     to: float | None = None
     target_rotation: np.ndarray | None = None
+    support_share: float | None = None
+    target_tilt_rad: float | None = None
 
     def radial_offset(self) -> float:
         """m: the moved object's centre from the target's axis, across the table."""
@@ -61,6 +68,18 @@ class TaskState:
         return float(self.moved_position[2] - self.moved_shape.size[2] / 2 - bottom)
 
 
+def carried_share(forces: dict[str, float], weight_n: float, by: str) -> float:
+    """The share of an object's weight ``by`` carries: the vertical contact force it exerts on the object
+    (``forces``: exerting body name -> N, as the verifier records them) over the object's weight; 0 when it
+    pulls or does not touch."""
+    return max(0.0, float(forces.get(by, 0.0))) / weight_n if weight_n > 0 else 0.0
+
+
+def tilt_between(start: np.ndarray, now: np.ndarray) -> float:
+    """rad: the angle between two orientations' up axes (``3x3`` rotations, world from local)."""
+    return float(np.arccos(np.clip(np.dot(start[:, 2], now[:, 2]), -1.0, 1.0)))
+
+
 @dataclasses.dataclass(frozen=True)
 class TaskType:
     """One entry of the task table.
@@ -70,6 +89,8 @@ class TaskType:
         summary: What success means, in a sentence (docs/checks.md's row).
         needs_target: The task names a ``target`` among the objects.
         needs_part: The task names a ``part`` of its object (a door, a drawer) instead of moving the object.
+        reads_support: The predicate reads :attr:`TaskState.support_share` and ``target_tilt_rad`` (the
+            environment measures them only then: contact forces on every step cost time).
         releases: The hand lets the object go at the end (a lift may hold it to the end).
         keyframes: The events of the moved object the task needs (the geometry stage finds them for any
             object that moves; ``grasp_held`` fails a releasing task without its release).
@@ -86,6 +107,7 @@ class TaskType:
     success: Callable[[TaskState], dict]
     task_json: Callable[[dict | None], dict] = lambda target: {}
     needs_part: bool = False
+    reads_support: bool = False
 
     def check_fields(
         self, task: dict, names: list[str], parts: dict[str, list[str]] | None = None

@@ -16,7 +16,7 @@ from ..geometry.parts import part_key
 from ..geometry.stage import Geometry
 from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
-from ..tasks import STEPS, STEPS_FIELD, TaskState, steps_success, task_type
+from ..tasks import STEPS, STEPS_FIELD, TaskState, carried_share, steps_success, task_type, tilt_between
 from .simulate import SimulationRecord
 
 PENETRATION_LIMIT = 0.002
@@ -92,9 +92,14 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
     if target is None:
         return TaskState(positions[frame], obj.fitted.shape, raised)
     shape = target.fitted.shape
-    turn = Rotation.from_quat(record.quaternions[target.name][frame][[1, 2, 3, 0]]).as_matrix()
-    axis = record.positions[target.name][frame] + turn @ shape.axis_offset()
-    return TaskState(positions[frame], obj.fitted.shape, raised, axis, shape, target_rotation=turn)
+    turns = Rotation.from_quat(record.quaternions[target.name][[0, frame]][:, [1, 2, 3, 0]]).as_matrix()
+    axis = record.positions[target.name][frame] + turns[1] @ shape.axis_offset()
+    share = None
+    if frame in (-1, len(positions) - 1):  # the contact forces are recorded as the run ends
+        weight = record.masses[moved] * GRAVITY
+        share = carried_share(record.support_force[moved], weight, target.name)
+    return TaskState(positions[frame], obj.fitted.shape, raised, axis, shape, target_rotation=turns[1],
+                     support_share=share, target_tilt_rad=tilt_between(turns[0], turns[1]))  # fmt: skip
 
 
 def _video_path(geometry: Geometry, name: str) -> np.ndarray:

@@ -84,6 +84,10 @@ def _task_figure(check: dict) -> str:
         return f"open {check['opening']:.0%}"
     if "raised_m" in check:
         return f"raised {_mm(check['raised_m'])}"
+    if "relation" in check:  # a stack
+        where = (check["relation"] or "off").replace("_", " ")
+        share = "" if check["support_share"] is None else f", carries {check['support_share']:.0%}"
+        return f"{where}{share}, tilt {check['target_tilt_deg']:.0f} deg"
     if "inside" in check:
         inside = "inside" if check["inside"] else "outside"
         return f"{inside}, {'resting' if check['resting_on_bottom'] else 'not resting'}"
@@ -125,7 +129,8 @@ CHECKS: dict[str, Check] = {
             figure=_task_figure,
             needs="place_in: the object inside the container's inner radius, below its rim, resting within 1 cm "
             "of its inner bottom at the end (inside a cabinet's or drawer's cavity, on its floor); place_on: "
-            "resting on the target's top; lift: risen more than 2 cm; open / close: the part's joint ends past "
+            "resting on the target's top; stack: nested in or on top of the target, which carries 90 % of its weight "
+            "and stands within 10 degrees of how it started; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),
             suggest=suggestions.container_opening,

@@ -324,7 +324,7 @@ def simulate(
         deepest_frame=dict(zip(names, deepest_at.tolist(), strict=True)),
         sustained=dict(zip(names, sustained.tolist(), strict=True)),
         sustained_frame=dict(zip(names, sustained_at.tolist(), strict=True)),
-        support_force=_support_forces(model, data, body_ids),
+        support_force=support_forces(model, data, body_ids),
         speeds={n: all_speeds[:, i] for i, n in enumerate(names)},
         masses={n: float(model.body_subtreemass[b]) for n, b in body_ids.items()},
         qpos=all_qpos,
@@ -338,10 +338,11 @@ def simulate(
     )
 
 
-def _support_forces(
+def support_forces(
     model: mujoco.MjModel, data: mujoco.MjData, body_ids: dict[str, int]
 ) -> dict[str, dict[str, float]]:
-    """Vertical contact force on each object at the end, by the body that exerts it."""
+    """Vertical contact force on each object now (N; the verifier reads it as the run ends), by the body that
+    exerts it: another object's name, ``table`` for the world body, else the MJCF body's name."""
     forces = {name: {} for name in body_ids}
     names = {b: n for n, b in body_ids.items()}
     wrench = np.zeros(6)

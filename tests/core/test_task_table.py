@@ -57,8 +57,41 @@ def test_place_on_and_lift() -> None:
     assert not TASKS["lift"].success(TaskState(np.zeros(3), BLOCK, 0.01))["passed"]
 
 
+def _bowl() -> Shape:
+    return Shape("bowl", (0.16, 0.16, 0.06), params={"inner_radius": 0.072, "bottom_thickness": 0.006,
+                                                     "wall_thickness": 0.008, "outer_radius": 0.08})  # fmt: skip
+
+
+def test_stack_reads_the_physics_nested_or_on_top_carried_and_standing() -> None:
+    """A block nested in a bowl, or on a box, passes only while the target carries its weight and stands;
+    the same positions with the weight on the table (a block resting against the bowl's side) fail."""
+    stack = TASKS["stack"].success
+    bowl_axis = np.array([0.2, 0.0, 0.03])  # the bowl's box centre: its bottom at z = 0
+    nested = TaskState(np.array([0.21, 0.0, 0.006 + 0.015]), BLOCK, 0.08, bowl_axis, _bowl(),
+                       target_rotation=np.eye(3), support_share=0.99, target_tilt_rad=0.01)  # fmt: skip
+    figures = stack(nested)
+    assert figures["passed"] and figures["relation"] == "nested" and figures["support_share"] == 0.99
+    assert not stack(dataclasses.replace(nested, support_share=0.3))["passed"]  # the table carries it
+    tipped = stack(dataclasses.replace(nested, target_tilt_rad=np.radians(25)))
+    assert not tipped["passed"] and not tipped["target_standing"]
+    beside = stack(
+        dataclasses.replace(nested, moved_position=np.array([0.32, 0.0, 0.015]), support_share=0.2)
+    )
+    assert not beside["passed"] and beside["relation"] is None
+    base = Shape("box", (0.06, 0.06, 0.05))
+    on_top = TaskState(np.array([0.028, 0.0, 0.05 + 0.015]), BLOCK, 0.08, np.array([0.0, 0.0, 0.025]), base,
+                       target_rotation=np.eye(3), support_share=1.0, target_tilt_rad=0.0)  # fmt: skip
+    assert stack(on_top)["relation"] == "on_top" and stack(on_top)["passed"]
+    off_edge = dataclasses.replace(on_top, moved_position=np.array([0.04, 0.0, 0.065]))  # 1 cm past the edge
+    assert not stack(off_edge)["passed"]
+    unmeasured = stack(dataclasses.replace(on_top, support_share=None))  # a steps task's earlier frames
+    assert unmeasured["passed"] and unmeasured["support_share"] is None
+
+
 def test_an_unknown_type_is_refused_naming_the_known_ones() -> None:
-    with pytest.raises(Exception, match="unknown task type 'pour'; use one of place_in, place_on, lift"):
+    with pytest.raises(
+        Exception, match="unknown task type 'pour'; use one of place_in, place_on, stack, lift"
+    ):
         task_type("pour")
 
 
