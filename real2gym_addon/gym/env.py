@@ -274,7 +274,9 @@ class Real2GymEnv(gymnasium.Env):
         if kind is STEPS:
             if not self._steps_hold():
                 return False
-        elif not kind.success(self._task_state(rule["object"], rule.get("target")))["passed"]:
+        elif not kind.success(self._task_state(rule["object"], rule.get("target"), kind.reads_support))[
+            "passed"
+        ]:
             return False
         if not kind.releases:  # a lift: still in the hand
             return self._held(moved)
