@@ -93,3 +93,15 @@ def test_the_environment_rewards_the_stack_and_reads_its_support(stacked: Path, 
         env.step(np.r_[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])  # the hand rises, open, out of the way
     assert not env.is_success()
     assert env._task_state("block", "base", support=True).support_share < 0.1
+
+
+def test_variants_of_the_stack_move_the_base_and_verify(stacked: Path) -> None:
+    """Variants move the base and the block and adapt the hand's path; the stack still holds."""
+    assert main(["vary", str(stacked), "--count", "2", "--no-render", "-q"]) == 0
+    variants = json.loads((stacked / "variants" / "summary.json").read_text())
+    assert len(variants) == 2 and all(v["passed"] for v in variants), [v["reason"] for v in variants]
+    assert all(
+        abs(v["params"]["objects"]["base"]["dx"]) + abs(v["params"]["objects"]["base"]["dy"]) > 0
+        for v in variants
+    )
+    assert all(v["checks"]["task_success"] for v in variants)
