@@ -244,7 +244,9 @@ def _place_extras(rng, items: list[Item], placed: list[Item], corridors, towards
     return True
 
 
-def draw_scene(seed: int, frames: int, width: int, height: int, attempt: int = 0) -> Scene:
+def draw_scene(
+    seed: int, frames: int, width: int, height: int, attempt: int = 0, task: str | None = None
+) -> Scene:
     """Draws a scene from ``seed`` (``attempt`` picks another one from the same seed).
 
     Args:
@@ -253,6 +255,8 @@ def draw_scene(seed: int, frames: int, width: int, height: int, attempt: int = 0
         width: Image width (px).
         height: Image height (px).
         attempt: Which of the seed's scenes (a render check may reject one).
+        task: The task type to film (``stack``: the object set on a larger free block; ``place_in``,
+            ``place_on``, ``lift``); None draws it from the seed as before.
 
     Returns:
         A scene whose objects stay in view on every frame.
@@ -262,20 +266,23 @@ def draw_scene(seed: int, frames: int, width: int, height: int, attempt: int = 0
     """
     for tries in range(400):
         rng = np.random.default_rng([seed, attempt, tries])
-        scene = _draw(rng, seed, frames, width, height)
+        scene = _draw(rng, seed, frames, width, height, task)
         if scene is not None and _in_view(scene) and _boxes_apart(scene):
             return scene
     raise RuntimeError(f"seed {seed}: no layout keeps every object in view")
 
 
-def _draw(rng: np.random.Generator, seed: int, frames: int, width: int, height: int) -> Scene | None:
+def _draw(
+    rng: np.random.Generator, seed: int, frames: int, width: int, height: int, task: str | None = None
+) -> Scene | None:
     cases = [CASES[seed % 4 - 1]] if seed % 4 else []
     cases += [c for c in CASES if c not in cases and rng.random() < 0.15]
     white = "white_on_white" in cases
     task_type = rng.choice(["place_in", "place_on", "lift"], p=[0.45, 0.35, 0.2])
+    task_type = task or task_type  # drawn all the same: a seed's other draws do not shift
     carried_shape = rng.choice(
-        ["box", "cylinder", "cup"] if task_type != "place_in" else ["box", "cylinder"],
-        p=[0.5, 0.3, 0.2] if task_type != "place_in" else [0.6, 0.4],
+        ["box", "cylinder", "cup"] if task_type not in ("place_in", "stack") else ["box", "cylinder"],
+        p=[0.5, 0.3, 0.2] if task_type not in ("place_in", "stack") else [0.6, 0.4],
     )
     count = int(rng.integers(2, 5)) if task_type != "lift" else int(rng.integers(2, 4))
     colours = _colours(rng, 4)
@@ -290,6 +297,10 @@ def _draw(rng: np.random.Generator, seed: int, frames: int, width: int, height: 
         _fit_in_cup(carried, target)
     elif task_type == "place_on":
         target = _make_item(rng, "plate", "support", whites[1] if white else colours[1])
+    elif task_type == "stack":  # a larger free block, 1.5-3 cm wider than what is set on it
+        target = _make_item(rng, "box", "container", whites[1] if white else colours[1])
+        target.size[:2] = np.maximum(target.size[:2], max(carried.size[:2]) + rng.uniform(0.015, 0.03))
+        target.name = "base"
     if target is not None:
         items.append(target)
     extras: list[Item] = []
@@ -337,6 +348,8 @@ def _draw(rng: np.random.Generator, seed: int, frames: int, width: int, height: 
         rest_z = target.params["bottom_thickness"] + carried.size[2] / 2
     elif task_type == "place_on":
         rest_z = PLATE_THICKNESS + carried.size[2] / 2
+    elif task_type == "stack":
+        rest_z = target.size[2] + carried.size[2] / 2
     else:
         rest_z = carried.size[2] / 2
     target_centre = np.r_[end, rest_z]

@@ -70,6 +70,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--frames", type=int, default=48, help="number of video frames (at least 6)")
     add("--size", default="640x480", help="WxH in pixels")
     add("--samples", type=int, default=4, help="Cycles samples per pixel (denoised with OpenImageDenoise)")
+    add("--task", choices=("place_in", "place_on", "lift", "stack"),
+        help="the task to film (stack: the object set on a larger free block); default: drawn from the seed")  # fmt: skip
     add("--verbose", action="store_true", help="show Blender's render log")
     args = parser.parse_args(argv)
     try:
@@ -128,7 +130,7 @@ def tune_grasp(renderer, scene: Scene, folder: Path) -> float:
 def prepare(args: argparse.Namespace, folder: Path):
     """Draws the seed's scenes until one passes the frame-0 check; builds it and tunes the grasp."""
     for attempt in range(ATTEMPTS):
-        scene = draw_scene(args.seed, args.frames, args.width, args.height, attempt)
+        scene = draw_scene(args.seed, args.frames, args.width, args.height, attempt, args.task)
         renderer = Renderer(scene, args.samples)
         renderer.bl.render.resolution_percentage = max(1, min(100, round(100 * PREVIEW_WIDTH / args.width)))
         if _frame_zero_ok(renderer, scene, folder):
