@@ -7,7 +7,9 @@ exporter) films a block set on a larger free block (``--target base``) or droppe
 odd seeds and stereo-like depth noise on seeds 2 and 3. Sets: with the robot's recording, the same films
 without it (``trajectory.json`` left out; files are hard links), and failing versions let go past the
 target (``--miss``: 7 cm past a base's centre, 11 cm past a bowl's), which must fail ``task_success``.
-Each scene goes through ``real2gym run SCENE --out OUT --backend given --no-blend -q`` on its true masks
+A fourth set is filmed by Blender's Cycles (tools/make_varied_demo.py ``--task stack``: a hand, no recording,
+in the seed's looks, 48 frames at 320x240). ``$REAL2GYM_TASK_SETS`` (comma-separated) picks sets. Each scene
+goes through ``real2gym run SCENE --out OUT --backend given --no-blend -q`` on its true masks
 (written as masks made elsewhere), two at a time. Figures: the share verified per set (targets: 90 %
 with the recording, 75 % without), the failing scenes failed by ``task_success`` (all), and the target's
 fitted size against the truth (worst, mm).
@@ -34,6 +36,10 @@ SEEDS = range(4)
 TARGETS = ("base", "bowl")
 MISS = {"base": 0.07, "bowl": 0.11}
 """m: how far past the target's centre the failing versions let the block go."""
+CYCLES_SEEDS = range(1, 5)
+CYCLES_OPTIONS = ("--frames", "48", "--size", "320x240", "--samples", "2")
+"""The Cycles set (tools/make_varied_demo.py --task stack): a hand sets a block or a can on a larger free block,
+in the seed's looks; small and short, since Cycles takes minutes a scene on two cores."""
 VERIFIED_WITH_TARGET = 0.90
 VERIFIED_WITHOUT_TARGET = 0.75
 
@@ -56,8 +62,9 @@ def _options(target: str, seed: int) -> list[str]:
     return options
 
 
-def _make(folder: Path, options: list[str]) -> str:
-    """Makes one scene into ``folder`` unless it holds one made with the same options; its status."""
+def _make(folder: Path, options: list[str], tool: str = "make_demo.py") -> str:
+    """Makes one scene into ``folder`` with ``tools/<tool>`` unless it holds one made with the same options; its
+    status."""
     argv = ["--out", str(folder), *options]
     try:
         if json.loads((folder / "truth.json").read_text())["generator"]["argv"] == argv:
@@ -65,8 +72,8 @@ def _make(folder: Path, options: list[str]) -> str:
     except (OSError, ValueError, KeyError):
         pass
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
-    done = subprocess.run([sys.executable, str(REPO / "tools" / "make_demo.py"), *argv], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=1800)  # fmt: skip
+    done = subprocess.run([sys.executable, str(REPO / "tools" / tool), *argv], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=3600)  # fmt: skip
     if done.returncode:
         return "failed: " + (done.stderr.strip().splitlines() or ["(no message)"])[-1]
     sys.path.insert(0, str(REPO))
@@ -99,19 +106,28 @@ def _scenes() -> dict[str, dict[str, Path]]:
             if seed < 2:
                 miss = _options(target, seed) + ["--miss", f"{MISS[target]:g}"]
                 wanted[("stack_miss", f"{target}_seed{seed}")] = miss
-    jobs = [(CACHE / s / n, o) for (s, n), o in wanted.items()]
+    for seed in CYCLES_SEEDS:
+        wanted[("stack_cycles", f"seed{seed}")] = ["--task", "stack", "--seed", str(seed), *CYCLES_OPTIONS]
+    chosen = _chosen_or_all()  # the recorded films are made for the set without the recording too
+    wanted = {
+        k: v for k, v in wanted.items() if k[0] in chosen or (k[0] == "stack_rec" and "stack_norec" in chosen)
+    }
+    jobs = [(CACHE / s / n, o, "make_varied_demo.py" if s == "stack_cycles" else "make_demo.py")
+            for (s, n), o in wanted.items()]  # fmt: skip
     with ThreadPoolExecutor(max_workers=2) as pool:
         statuses = list(pool.map(lambda job: _make(*job), jobs))
-    sets: dict[str, dict[str, Path]] = {"stack_rec": {}, "stack_norec": {}, "stack_miss": {}}
+    sets: dict[str, dict[str, Path]] = {
+        name: {} for name in ("stack_rec", "stack_norec", "stack_miss", "stack_cycles")
+    }
     for ((set_name, name), _), status in zip(wanted.items(), statuses, strict=True):
         print(f"  {set_name:11s} {name:14s} {status}", file=sys.stderr, flush=True)
         if status in ("made", "kept"):
             sets[set_name][name] = CACHE / set_name / name
-            if set_name == "stack_rec":
+            if set_name == "stack_rec" and "stack_norec" in chosen:
                 sets["stack_norec"][name] = _without_recording(
                     CACHE / set_name / name, CACHE / "stack_norec" / name
                 )
-    return sets
+    return {name: scenes for name, scenes in sets.items() if name in chosen}
 
 
 def _run(scene: Path, out: Path) -> dict:
@@ -146,17 +162,32 @@ def run(args) -> list[Figure]:
                   f"failing {','.join(row.get('failing', [])) or '-'}; {task.get('relation')}, carries "
                   f"{task.get('support_share')}, tilt {task.get('target_tilt_deg')} deg; target size off "
                   f"{row.get('size_error_m', float('nan')) * 1000:.1f} mm", file=sys.stderr, flush=True)  # fmt: skip
-    figures = []
-    for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET)):
+    return _figures(results)
+
+
+def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
+    """The share verified per set, the failing versions failed by ``task_success``, the target's size."""
+    figures, chosen = [], _chosen_or_all()
+    for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET),
+                             ("stack_cycles", VERIFIED_WITHOUT_TARGET)):  # fmt: skip
+        if set_name not in chosen:
+            continue
         rows = list(results.get(set_name, {}).values())
         share = sum(bool(r.get("verified")) for r in rows) / len(rows) if rows else 0.0
         figures.append(Figure(NAME, f"{set_name}: verified ({len(rows)} scenes)", share * 100, "%",
                               target=f">= {target:.0%}", passed=share >= target))  # fmt: skip
-    misses = list(results.get("stack_miss", {}).values())
-    right = sum(r.get("ran", False) and "task_success" in r["failing"] for r in misses)
-    figures.append(Figure(NAME, "stack_miss: failed by task_success", right, f"of {len(misses)}",
-                          target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
+    if "stack_miss" in chosen:
+        misses = list(results.get("stack_miss", {}).values())
+        right = sum(r.get("ran", False) and "task_success" in r["failing"] for r in misses)
+        figures.append(Figure(NAME, "stack_miss: failed by task_success", right, f"of {len(misses)}",
+                              target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
     sizes = [r["size_error_m"] for rows in results.values() for r in rows.values() if r.get("ran")]
     if sizes:
         figures.append(Figure(NAME, "stack target's fitted size, worst error", max(sizes) * 1000, "mm"))
     return figures
+
+
+def _chosen_or_all() -> set[str]:
+    """The sets ``$REAL2GYM_TASK_SETS`` names (comma-separated), else all of them."""
+    chosen = {n for n in os.environ.get("REAL2GYM_TASK_SETS", "").split(",") if n}
+    return chosen or {"stack_rec", "stack_norec", "stack_miss", "stack_cycles"}
