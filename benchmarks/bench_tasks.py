@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -85,15 +84,19 @@ def _make(folder: Path, options: list[str], tool: str = "make_demo.py") -> str:
 
 
 def _without_recording(source: Path, folder: Path) -> Path:
-    """``folder``: the film ``source`` less its trajectory.json (hard links)."""
-    if folder.exists():
-        shutil.rmtree(folder)  # the cache's own derived copy, made again from its source
+    """``folder``: the film ``source`` less its trajectory.json, as hard links (each put in place by a
+    rename, so a film made again replaces its links and nothing is deleted)."""
     for path in sorted(source.rglob("*")):
         relative = path.relative_to(source)
         if path.is_dir() or relative.name == "trajectory.json":
             continue
-        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
-        os.link(path, folder / relative)
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() and target.samefile(path):
+            continue
+        staged = target.with_name(target.name + ".linking")
+        os.link(path, staged)
+        os.replace(staged, target)
     return folder
 
 
