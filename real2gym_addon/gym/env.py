@@ -12,9 +12,10 @@ verifier steps it (the target moves every :data:`~..verify.simulate.CONTROL_PERI
   by the rotation vector ``a[3:6] * MAX_TURN`` (rad, world frame), and the fingers go to
   ``(a[6] + 1) / 2`` of their full opening.
 - Reward 1 and ``terminated`` when the task's success predicate holds (the object in or on
-  its target, let go and settled; lifted for ``lift``; a part open or closed for ``open`` and
-  ``close``; for ``steps`` each step holding, the steps having come to hold in their order, and
-  the carried object let go and settled); ``truncated`` after the demo's length and a second more.
+  its target, let go and settled; for ``stack`` the target carrying its weight, standing and
+  settled too; lifted for ``lift``; a part open or closed for ``open`` and ``close``; for
+  ``steps`` each step holding, the steps having come to hold in their order, and the carried
+  object let go and settled); ``truncated`` after the demo's length and a second more.
 - ``reset(seed=...)`` draws the objects' start poses, friction and mass from the plan's
   ranges (task.json ``plan``); :meth:`Real2GymEnv.demo_actions` adapts the demo to them. An
   object fixed in the scene (a microwave) is moved as a whole, its parts with it.
@@ -274,16 +275,20 @@ class Real2GymEnv(gymnasium.Env):
         if kind is STEPS:
             if not self._steps_hold():
                 return False
-        elif not kind.success(self._task_state(rule["object"], rule.get("target"), kind.reads_support))[
-            "passed"
-        ]:
-            return False
+        else:
+            state = self._task_state(rule["object"], rule.get("target"), kind.reads_support)
+            if not kind.success(state)["passed"]:
+                return False
         if not kind.releases:  # a lift: still in the hand
             return self._held(moved)
+        # Let go and settled; a stack's target too (it may still rock from what was set on it).
+        settling = [moved] + ([self._bodies[self._names.index(rule["target"])]] if kind.reads_support else [])
         velocity = np.zeros(6)
-        mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY, moved, velocity, 0)
-        settled = np.linalg.norm(velocity[3:]) < rule["settled_speed_m_s"]
-        return bool(settled and not self._held(moved))
+        for body in settling:
+            mujoco.mj_objectVelocity(self.model, self.data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
+            if np.linalg.norm(velocity[3:]) >= rule["settled_speed_m_s"]:
+                return False
+        return not self._held(moved)
 
     def _task_state(self, moved: str, target: str | None, support: bool = False) -> TaskState:
         """The task's objects now, for the task type's success predicate (the verifier's own); with
