@@ -223,7 +223,8 @@ def _check_outcome(
         f"{name}_tilt_deg": tilt,
     }
     if layout.miss:  # a failing demo: the block must end off the target, and the target standing
-        result.checks[f"in_{name}"]["passed"] = missed = bool(not (inside and on_bottom) and tilt < 5.0)
+        missed = bool(not (inside and on_bottom) and tilt < 5.0)
+        result.checks["missed_on_purpose"] = {"passed": missed, "miss_m": layout.miss}
         if not missed:
             result.failures.append(
                 f"the block let go {layout.miss * 100:.1f} cm past the {name} still ended on it (offset "
