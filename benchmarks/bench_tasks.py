@@ -27,8 +27,13 @@ from pathlib import Path
 import numpy as np
 from run import Figure
 
+from real2gym.real2gym_addon.truth import load_truth, write_given_masks
+
 NAME = "tasks"
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+from make_articulated_set import folder_is_current  # noqa: E402  (the cache's check: same generator options)
+
 CACHE = REPO / ".cache" / "task_scenes"
 WORK = REPO / ".cache" / "bench_tasks"
 SEEDS = range(4)
@@ -65,19 +70,13 @@ def _make(folder: Path, options: list[str], tool: str = "make_demo.py") -> str:
     """Makes one scene into ``folder`` with ``tools/<tool>`` unless it holds one made with the same options; its
     status."""
     argv = ["--out", str(folder), *options]
-    try:
-        if json.loads((folder / "truth.json").read_text())["generator"]["argv"] == argv:
-            return "kept"
-    except (OSError, ValueError, KeyError):
-        pass
+    if folder_is_current(folder, argv):
+        return "kept"
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
     done = subprocess.run([sys.executable, str(REPO / "tools" / tool), *argv], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=3600)  # fmt: skip
     if done.returncode:
         return "failed: " + (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-    sys.path.insert(0, str(REPO))
-    from real2gym.real2gym_addon.truth import load_truth, write_given_masks
-
     names = [o["name"] for o in json.loads((folder / "prompts.json").read_text())["objects"]]
     write_given_masks(load_truth(folder), folder, names)
     return "made"

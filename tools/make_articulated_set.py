@@ -29,7 +29,7 @@ SCENES = ("microwave", "cabinet", "drawer")
 DEFAULT_OPTIONS = ("--with-trajectory", "--with-world-from-camera")
 
 
-def _folder_is_current(folder: Path, argv: list[str]) -> bool:
+def folder_is_current(folder: Path, argv: list[str]) -> bool:
     """Whether ``folder`` holds a demo made with exactly these generator options."""
     try:
         truth = json.loads((folder / "truth.json").read_text())
@@ -40,7 +40,7 @@ def _folder_is_current(folder: Path, argv: list[str]) -> bool:
 
 def _make_one(folder: Path, argv: list[str], timeout: float) -> dict:
     started = time.monotonic()
-    if _folder_is_current(folder, argv):
+    if folder_is_current(folder, argv):
         return {"folder": folder.name, "status": "kept", "seconds": 0.0}
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
     command = [sys.executable, str(REPO / "tools" / "make_articulated_demo.py"), *argv]

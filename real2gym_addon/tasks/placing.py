@@ -12,6 +12,14 @@ RESTING_TOLERANCE = 0.01
 """m: how far an object placed in a container may float above (or sink below) the surface under it."""
 
 
+def within_opening(state: TaskState) -> tuple[float, bool]:
+    """A round target's inner radius, and whether the moved object's centre is inside it and its underside
+    below the target's rim."""
+    shape = state.target_shape
+    inner = shape.params.get("inner_radius", shape.size[0] / 2)
+    return inner, bool(state.radial_offset() < inner and state.height_above_bottom() < shape.size[2])
+
+
 def inside_success(state: TaskState) -> dict:
     """Inside the container's inner radius and below its rim, resting on its bottom (or on a bowl's wall
     where it curves up under the object's edge); for a target with a box-shaped cavity (a cabinet, a
@@ -20,9 +28,8 @@ def inside_success(state: TaskState) -> dict:
     if getattr(shape.entry, "cavity", None) is not None:
         return _inside_cavity(state)
     radial, height_above = state.radial_offset(), state.height_above_bottom()
-    inner = shape.params.get("inner_radius", shape.size[0] / 2)
+    inner, inside = within_opening(state)
     floor = shape.params.get("bottom_thickness", 0.0)
-    inside = radial < inner and height_above < shape.size[2]
     surface = floor
     if shape.is_container:
         surface = shape.inner_height(min(radial + min(moved.size[:2]) / 2, inner - 0.001))

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .base import TaskState, TaskType
-from .placing import ON_TOP_TOLERANCE
+from .placing import ON_TOP_TOLERANCE, within_opening
 
 SUPPORT_SHARE = 0.9
 """The share of the object's weight the target must carry (the rest may be a light touch elsewhere)."""
@@ -29,12 +29,9 @@ FOOTPRINT_MARGIN = 0.005
 def _nested(state: TaskState) -> bool:
     """Inside a container's opening: within its inner radius, its underside between its bottom (less
     1 cm) and its rim."""
-    shape = state.target_shape
-    if not shape.is_container:
+    if not state.target_shape.is_container:
         return False
-    inner = shape.params.get("inner_radius", shape.size[0] / 2)
-    height_above = state.height_above_bottom()
-    return bool(state.radial_offset() < inner and -ON_TOP_TOLERANCE < height_above < shape.size[2])
+    return within_opening(state)[1] and state.height_above_bottom() > -ON_TOP_TOLERANCE
 
 
 def _on_top(state: TaskState) -> bool:
