@@ -106,10 +106,17 @@ def verify_job(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
     """
     folder = scene_out_dir(scene, out_dir)
     masses, frictions, warnings = physics_overrides(scene, read_report(folder))
+    runs = scene.real2gym.margin_runs
 
     def work(progress):
         progress.step("exporting and simulating the scene", 0.1)
-        return reverify(folder, masses, frictions=frictions)
+
+        def margin_step(index: int, runs: int) -> None:
+            progress.step(
+                f"simulating perturbed copy {index + 1} of {runs} (the margin)", 0.2 + 0.75 * index / runs
+            )
+
+        return reverify(folder, masses, frictions=frictions, margin=runs, on_margin_run=margin_step)
 
     def apply(scene: bpy.types.Scene, result) -> Verified:
         report, verification = result

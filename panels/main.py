@@ -77,6 +77,7 @@ class REAL2GYM_PT_run_options(SidebarPanel, bpy.types.Panel):
         column.label(text="Depth Model (RGB-only demos)")
         column.prop(state, "depth_model", text="")
         layout.prop(state, "replace_fixed_run")
+        layout.prop(state, "margin_runs")
 
 
 CLASSES = [REAL2GYM_PT_main, REAL2GYM_PT_video, REAL2GYM_PT_run_options]

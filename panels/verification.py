@@ -31,11 +31,15 @@ class REAL2GYM_PT_verification(SidebarPanel, bpy.types.Panel):
                 text="Verified: all checks pass" if summary.verified else "Not verified",
                 icon="CHECKMARK" if summary.verified else "ERROR",
             )
+            if summary.margin:
+                margin = layout.column()
+                margin.alert = not summary.robust
+                wrapped_label(margin, context, f"Margin: {summary.margin}", icon="MOD_NOISE")
             checks = layout.column(align=True)
             for row in summary.checks:
                 split = checks.split(factor=0.45, align=True)
                 split.label(text=row.label, icon="CHECKMARK" if row.passed else "X")
-                split.label(text=row.figure)
+                split.label(text=f"{row.figure}  [{row.perturbed}]" if row.perturbed else row.figure)
             if summary.suggestions:  # listed with their Apply buttons in the Suggestions panel
                 count = len(summary.suggestions)
                 layout.label(

@@ -65,6 +65,7 @@ from .report import REPORT_NAME, Report, VerificationSection, read_report
 from .run_options import REPAIR_ROUNDS, RunOptions
 from .segmentation.backends import BACKENDS, DEFAULT_BACKEND, SegmentationOptions
 from .summary import check_figures
+from .verify.margin import DEFAULT_RUNS
 
 JSON_HELP = "print one JSON object (verdict, checks, paths) on stdout; the human lines go to stderr"
 ENVIRONMENT_ERRNOS = (
@@ -118,6 +119,7 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         write_blend=not args.no_blend,
         repair=getattr(args, "repair", False),
         repair_rounds=getattr(args, "repair_rounds", REPAIR_ROUNDS),
+        margin=getattr(args, "margin", DEFAULT_RUNS),
     )
 
 
@@ -192,7 +194,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from .reverify import reverify
 
     masses, frictions = dict(args.mass or []), dict(args.friction or [])
-    report, verification = reverify(args.out_dir, masses, frictions=frictions)
+    report, verification = reverify(args.out_dir, masses, frictions=frictions, margin=args.margin)
     _print_verification(report.verification)
     return 0 if verification.passed else EXIT_NOT_VERIFIED
 
@@ -219,6 +221,8 @@ def _print_verification(verification: VerificationSection) -> None:
     print(f"verification: {state}")
     for name, check in verification.checks.items():
         print(f"  {'ok  ' if check['passed'] else 'FAIL'} {name}: {check_figures(check)}")
+    if verification.margin is not None:
+        print(f"margin: {verification.margin['verdict']}")
 
 
 def json_result(command: str, code: int, out_dir: Path | str | None, error: str | None = None) -> dict:
@@ -432,7 +436,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
                     f"  opening probe: {'reaches the bottom' if probe['passed'] else 'does NOT reach the bottom'}"
                 )
 
-    updated, verification = reverify(args.out_dir, edit=edit, verify=not args.no_verify)
+    updated, verification = reverify(args.out_dir, edit=edit, verify=not args.no_verify, margin=args.margin)
     if verification is None:
         return 0
     _print_verification(updated.verification)
@@ -542,6 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--depth-model", metavar="FOLDER",
                      help="for an RGB-only demo: a monocular metric depth model (a Hugging Face folder such as "
                           "Depth-Anything-V2-Metric-Indoor-Small-hf) that estimates its depth")  # fmt: skip
+    run.add_argument("--margin", type=whole_in(0, 64), default=DEFAULT_RUNS, metavar="N",
+                     help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, "
+                          "mass, the hand's timing and opening) and report how many pass (default 8; 0: none)")  # fmt: skip
     run.set_defaults(handler=_cmd_run)
     segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
     _add_common(segment)
@@ -565,6 +572,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--friction", action="append", type=_friction, metavar="NAME=F",
                         help=f"set an object's sliding friction ({FRICTION_RANGE[0]:g} to {FRICTION_RANGE[1]:g}; "
                              "kept in report.json for later runs)")  # fmt: skip
+    verify.add_argument("--margin", type=whole_in(0, 64), default=DEFAULT_RUNS, metavar="N",
+                     help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, "
+                          "mass, the hand's timing and opening) and report how many pass (default 8; 0: none)")  # fmt: skip
     verify.set_defaults(handler=_cmd_verify)
     fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
     fix.add_argument("out_dir", type=folder_path, help="an output folder with report.json")
@@ -649,6 +659,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=file_path,
         help="apply the fixes recorded in another run's report",
     )
+    fix.add_argument("--margin", type=whole_in(0, 64), default=DEFAULT_RUNS, metavar="N",
+                     help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, "
+                          "mass, the hand's timing and opening) and report how many pass (default 8; 0: none)")  # fmt: skip
     fix.add_argument("--undo", action="store_true", help="undo the last fix")
     fix.add_argument("--no-verify", action="store_true", help="only change the scene, do not simulate")
     fix.set_defaults(handler=_cmd_fix)

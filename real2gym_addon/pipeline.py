@@ -98,6 +98,7 @@ class PipelineRun:
         depth_model: str | None = None,
         force: bool = False,
         out_option: str = "the output folder",
+        margin: int = 0,
     ) -> None:
         if last_stage not in STAGES:
             raise ValueError(f"unknown stage {last_stage!r}")
@@ -112,6 +113,7 @@ class PipelineRun:
         self.depth_model = depth_model
         self.force = force
         self.out_option = out_option
+        self.margin = margin
         self.log = WarningLog()
         self._kept_warnings: list[dict[str, str]] = []
         self.scene: SceneDescription | None = None
@@ -161,7 +163,7 @@ class PipelineRun:
         :meth:`analyse` (building scene.blend) and :meth:`commit` (repairing).
         """
         return cls(demo_dir, out_dir, progress, options.segmentation, last_stage, resegment, options.depth_model,
-                   options.force, out_option)  # fmt: skip
+                   options.force, out_option, options.margin)  # fmt: skip
 
     def analyse(self) -> SceneDescription:
         """Runs every stage that does not need Blender.
@@ -230,7 +232,13 @@ class PipelineRun:
         started = time.perf_counter()
         self.progress.step("exporting MJCF and simulating the demo", 0.7)
         verification = verify_scene(
-            geometry, demo.camera, scene.task, demo.video.fps, self._output.staging / MJCF_NAME
+            geometry,
+            demo.camera,
+            scene.task,
+            demo.video.fps,
+            self._output.staging / MJCF_NAME,
+            margin=self.margin,
+            on_margin_run=self._margin_progress,
         )
         scene.verification = verification.to_report(f"{MJCF_NAME}/scene.xml")
         scene.artifacts["mjcf"] = f"{MJCF_NAME}/scene.xml"
@@ -241,6 +249,11 @@ class PipelineRun:
         scene.stages["verify"] = time.perf_counter() - started
         self.pictures = make_pictures(self.report(), geometry, verification.scene.model, verification.record)
         return scene
+
+    def _margin_progress(self, index: int, runs: int) -> None:
+        self.progress.step(
+            f"simulating perturbed copy {index + 1} of {runs} (the margin)", 0.7 + 0.08 * index / runs
+        )
 
     def _segment(self, demo: Demo, segmenter: VideoSegmenter, scene: SceneDescription) -> Segmentation:
         """Segments every object, or :attr:`resegment` alone; stages the masks and the report's section."""

@@ -21,6 +21,7 @@ from .physics import physics_from_report, physics_with
 from .report import Report, read_report, write_report
 from .summary import make_pictures, write_summary
 from .targets import MASKS_NAME, MJCF_NAME
+from .verify.margin import DEFAULT_RUNS
 from .verify.run import Verification, verify_scene
 
 
@@ -30,6 +31,8 @@ def reverify(
     edit: Callable[[dict], object] | None = None,
     verify: bool = True,
     frictions: dict[str, float] | None = None,
+    margin: int = DEFAULT_RUNS,
+    on_margin_run: Callable[[int, int], None] | None = None,
 ) -> tuple[Report, Verification | None]:
     """Exports and simulates the scene of a finished run again and updates its report.
 
@@ -44,6 +47,9 @@ def reverify(
         verify: False to only write the edited report (no simulation); its
             ``verification`` is then marked ``"stale": true`` until verified again.
         frictions: Object name -> sliding friction overrides.
+        margin: Perturbed runs after the verification (``verify.margin``); 0 for none.
+        on_margin_run: Called before each perturbed run with its index and the count; it may raise
+            (``Cancelled``) to stop, and then nothing is written.
 
     Returns:
         The updated report and the verification (None when ``verify`` is False).
@@ -72,7 +78,8 @@ def reverify(
         started = time.perf_counter()
         verification = verify_scene(
             geometry, camera_from_report(report), report.task, report.video.fps,
-            output.staging / MJCF_NAME, masses, frictions=frictions,
+            output.staging / MJCF_NAME, masses, frictions=frictions, margin=margin,
+            on_margin_run=on_margin_run,
         )  # fmt: skip
         report.record_physics(frictions, default_friction=DEFAULT_FRICTION)
         report.set_verification(verification.to_report(f"{MJCF_NAME}/scene.xml"))

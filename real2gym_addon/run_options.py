@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from .segmentation.backends import SegmentationOptions
+from .verify.margin import DEFAULT_RUNS
 
 REPAIR_ROUNDS = 5
 """Repair rounds unless the user says otherwise."""
@@ -29,6 +30,7 @@ class RunOptions:
         write_blend: Write scene.blend (Blender always builds and saves its scene).
         repair: When the scene does not verify, apply the suggested fixes in turn.
         repair_rounds: At most this many repair rounds.
+        margin: Perturbed runs after the verification (``verify.margin``); 0 for none.
     """
 
     segmentation: SegmentationOptions = dataclasses.field(default_factory=SegmentationOptions)
@@ -37,6 +39,7 @@ class RunOptions:
     write_blend: bool = True
     repair: bool = False
     repair_rounds: int = REPAIR_ROUNDS
+    margin: int = DEFAULT_RUNS
 
 
 def option_names() -> set[str]:
@@ -60,6 +63,7 @@ COMMAND_LINE_FLAGS = {
     "write_blend": "--no-blend",
     "repair": "--repair",
     "repair_rounds": "--repair-rounds",
+    "margin": "--margin",
 }
 """Option -> its flag of ``real2gym run``."""
 PRESENTATION_FLAGS = ("--help", "--quiet", "--json")

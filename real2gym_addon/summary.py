@@ -247,8 +247,13 @@ def render_summary(
     parts.append("</table>")
 
     if verification is not None:
+        margin = verification.margin
+        parts += margin_section(margin)
+        shares = (margin or {}).get("checks", {})
         parts.append(
-            "<h2>Checks</h2><table><tr><th>check</th><th>result</th><th>figures</th><th>needs</th></tr>"
+            "<h2>Checks</h2><table><tr><th>check</th><th>result</th>"
+            + ("<th>perturbed runs</th>" if margin else "")
+            + "<th>figures</th><th>needs</th></tr>"
         )
         for check_name, check in verification.checks.items():
             result = (
@@ -256,9 +261,15 @@ def render_summary(
                 if check.get("passed")
                 else "<span class=failed>FAILED</span>"
             )
+            share = shares.get(check_name)
+            runs = (
+                f"<td>{share['passed']} of {margin['runs']}</td>"
+                if share
+                else ("<td></td>" if margin else "")
+            )
             parts.append(
-                f"<tr><td>{_esc(check_name)}</td><td>{result}</td><td class=fig>{_esc(check_figures(check))}</td>"
-                f"<td>{_esc(_needs(check_name))}</td></tr>"
+                f"<tr><td>{_esc(check_name)}</td><td>{result}</td>{runs}"
+                f"<td class=fig>{_esc(check_figures(check))}</td><td>{_esc(_needs(check_name))}</td></tr>"
             )
         parts.append("</table>")
         suggestions = verification.suggestions or []
@@ -322,6 +333,25 @@ def render_summary(
         parts.append("<p>No fixes.</p>")
     parts.append("</main></html>\n")
     return "\n".join(parts)
+
+
+def margin_section(margin: dict | None) -> list[str]:
+    """summary.html's lines on the margin: the verdict with the perturbed runs, and what broke it."""
+    if not margin:
+        return []
+    css = "pass" if margin.get("robust") else "failed"
+    lines = [f"<h2>Margin</h2><p class={css}>{_esc(margin.get('verdict'))}</p>"]
+    breaking = margin.get("breaking")
+    if breaking:
+        lines.append(
+            f"<p>Smallest perturbation found to break it ({breaking.get('size', 0):.0%} of the ranges): "
+            f"{_esc(breaking.get('perturbation'))}; failed: {_esc(', '.join(breaking.get('failed', [])))}.</p>"
+        )
+    ranges = ", ".join(
+        f"{k} &plusmn;{v['limit']:g} {v['unit']}" for k, v in (margin.get("ranges") or {}).items()
+    )
+    lines.append(f"<div class=meta>{margin['runs']} runs, each drawn within: {ranges} (docs/checks.md)</div>")
+    return lines
 
 
 def make_pictures(report: Report, geometry, model, record) -> Pictures:

@@ -17,6 +17,7 @@ from ..real2gym_addon.geometry.shape_kinds import SHAPE_KINDS
 from ..real2gym_addon.prompts import ROLES
 from ..real2gym_addon.segmentation.backends import DEFAULT_BACKEND, SEGMENTATION_BACKENDS
 from ..real2gym_addon.segmentation.overlay import PALETTE
+from ..real2gym_addon.verify.margin import DEFAULT_RUNS
 from .fix_properties import REAL2GYM_PG_fixes
 from .hooks import scene_update
 from .variants import REAL2GYM_PG_variants
@@ -169,6 +170,14 @@ class REAL2GYM_PG_scene(bpy.types.PropertyGroup):
         description="Run into an output folder whose report logs fixes, replacing them (real2gym run --force); "
         "off, such a run is refused so that an artist's fixes are not lost",
         default=False,
+    )
+    margin_runs: bpy.props.IntProperty(
+        name="Margin Runs",
+        description="After verifying, simulate this many perturbed copies of the scene (start poses, sizes, "
+        "friction, mass, the hand's timing and opening) and show how many pass (real2gym run --margin); 0: none",
+        default=DEFAULT_RUNS,
+        min=0,
+        max=64,
     )
     segmentation_backend: bpy.props.EnumProperty(
         name="Backend",

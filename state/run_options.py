@@ -23,6 +23,7 @@ BLENDER_SOURCES = {
     "write_blend": "always: Blender builds the scene and saves scene.blend with every run",
     "repair": "operator:real2gym.repair",
     "repair_rounds": "operator:real2gym.repair.rounds",
+    "margin": "scene:margin_runs",
 }
 """Option (dotted, as ``RunOptions`` names it) -> where Blender sets it."""
 
@@ -35,4 +36,5 @@ def run_options(scene: bpy.types.Scene) -> RunOptions:
         segmentation=segmentation_options(scene),
         depth_model=depth_model,
         force=state.replace_fixed_run,
+        margin=state.margin_runs,
     )

@@ -99,6 +99,7 @@ class VerificationSection(Section):
         mjcf: The verified scene, relative to the output folder.
         name_map: Object name -> its MJCF body.
         simulation: The simulation's figures (time step, steps, real-time factor).
+        margin: The perturbed runs (``verify.margin.Margin.to_report``); None without them.
         suggestions: The computed fixes for the failed checks (``fixes.suggest``); None
             until attached.
         stale: True once the scene was edited without verifying again.
@@ -109,6 +110,7 @@ class VerificationSection(Section):
     mjcf: str | None = None
     name_map: dict[str, str] | None = None
     simulation: dict[str, Any] | None = None
+    margin: dict[str, Any] | None = None
     suggestions: list[dict[str, Any]] | None = None
     stale: bool | None = None
 

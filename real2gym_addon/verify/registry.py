@@ -94,6 +94,15 @@ def _task_figure(check: dict) -> str:
     return f"{_mm(check.get('height_above_bottom_m', 0))} above"
 
 
+def _grasp_figure(check: dict) -> str:
+    if "slip_m" not in check:
+        return check.get("reason", "")
+    gap = check.get("longest_gap_s", 0.0)
+    return f"slip {_mm(check['slip_m'])}, {check['held_fraction']:.0%}" + (
+        f", gap {gap:.2f} s" if gap else ""
+    )
+
+
 def _penetration_figure(check: dict) -> str:
     # The sustained depth; a momentary one only where it is what broke the limit.
     if check.get("peak_m", 0.0) > IMPACT_LIMIT:
@@ -139,9 +148,10 @@ CHECKS: dict[str, Check] = {
             "grasp_held",
             label="Grasp",
             measure=lambda run: checks.grasp_held(run.task, run.geometry, run.record),
-            figure=lambda c: f"slip {_mm(c['slip_m'])}, {c['held_fraction']:.0%}",
-            needs=f"both pads touch the object on at least {checks.HELD_FRACTION:.0%} of the carried frames, "
-            f"slip under {checks.SLIP_LIMIT * 100:.0f} cm",
+            figure=_grasp_figure,
+            needs=f"the object goes with the hand from grasp to release: slip along the fingers under "
+            f"{checks.SLIP_LIMIT * 100:.0f} cm, and both pads never off it for more than "
+            f"{checks.HOLD_GAP_S:g} s",
             events=("grasp", "lift", "release"),
             suggest=suggestions.grasp_timing,
         ),

@@ -8,6 +8,7 @@ of :data:`~.registry.CHECKS`.
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel, build_scene, objects_at_frame, write_mjcf
 from ..mjcf.gripper import GripperSpec
 from ..tasks import TASKS
+from .margin import FREE_ROLES, Margin, measure_margin
 from .registry import CheckInputs, run_checks
 from .simulate import SimulationRecord, simulate, step_targets
 
@@ -34,6 +36,7 @@ class Verification:
         mjcf_path: The written scene.xml.
         timing: Seconds spent exporting and simulating.
         geometry: The geometry it verified (the Blender side keys its simulation beside it).
+        margin: The perturbed runs (:mod:`.margin`), or None when none were asked for.
     """
 
     passed: bool
@@ -43,6 +46,7 @@ class Verification:
     mjcf_path: Path
     timing: dict[str, float]
     geometry: Geometry
+    margin: Margin | None = None
 
     def to_report(self, mjcf_relative: str) -> dict:
         """The report's ``verification`` entry."""
@@ -62,6 +66,7 @@ class Verification:
                 "warnings": record.warnings,
             },
             "timing_s": {k: round(v, 3) for k, v in self.timing.items()},
+            **({"margin": self.margin.to_report()} if self.margin is not None else {}),
         }
 
 
@@ -76,6 +81,8 @@ def verify_scene(
     frictions: dict[str, float] | None = None,
     appearance: dict | None = None,
     before_simulating=None,
+    margin: int = 0,
+    on_margin_run=None,
 ) -> Verification:
     """Exports the scene to ``folder`` (scene.xml + assets), simulates the demo, checks it.
 
@@ -91,30 +98,57 @@ def verify_scene(
         appearance: What a camera sees (``mjcf.export.apply_appearance``); the default look when None.
         before_simulating: Called with the compiled :class:`SceneModel` before the simulation; it
             may raise to stop there (a variant's path that would hit the table).
+        margin: Perturbed runs to simulate after it (:mod:`.margin`); 0 for none.
+        on_margin_run: Called with ``(run index, runs)`` before each perturbed run (progress); it may
+            raise to stop (a cancelled run's ``Progress.step``).
 
     Returns:
         The verification; ``passed`` is all checks.
     """
     started = time.perf_counter()
-    trajectory = geometry.gripper
-    _check_trajectory(trajectory, task, fps)
-    pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
-    objects = objects_at_frame(geometry, 0, masses, frictions)
-    scene = build_scene(
-        objects, geometry.table.extent_world, geometry.world_from_camera, camera, pose, folder, gripper,
-        appearance,
-    )  # fmt: skip
+    _check_trajectory(geometry.gripper, task, fps)
+    scene = _export(geometry, camera, folder, masses, gripper, frictions, appearance)
     exported = time.perf_counter() - started
     if before_simulating is not None:
         before_simulating(scene)
-    frames = len(geometry.objects[0].motion.positions) if geometry.objects else 0
-    record = simulate(scene.model, scene.name_map, trajectory, fps, frames)
-    add_replay_keys(scene, record, trajectory, fps, geometry.keyframes)
+    record = _simulate(scene, geometry, fps)
+    add_replay_keys(scene, record, geometry.gripper, fps, geometry.keyframes)
     path = write_mjcf(scene, folder)
     results = run_checks(CheckInputs(task, geometry, record, scene))
     passed = all(bool(r["passed"]) for r in results.values())
     timing = {"export": exported, "simulate": record.wall_s}
-    return Verification(passed, _json_ready(results), record, scene, path, timing, geometry)
+    verification = Verification(passed, _json_ready(results), record, scene, path, timing, geometry)
+    if margin > 0:
+        free = {o.name for o in geometry.objects if o.role in FREE_ROLES and not o.parts}
+        base_masses = {**(masses or {}), **{n: (masses or {}).get(n, record.masses[n]) for n in free}}
+
+        def judge(draft) -> dict[str, dict]:
+            with tempfile.TemporaryDirectory() as scratch:
+                model = _export(draft.geometry, camera, Path(scratch), draft.masses, gripper, draft.frictions)
+            return run_checks(CheckInputs(task, draft.geometry, _simulate(model, draft.geometry, fps), model))
+
+        verification.margin = measure_margin(
+            geometry, base_masses, dict(frictions or {}), passed, judge, margin, on_run=on_margin_run
+        )
+        timing["margin"] = verification.margin.wall_s
+    return verification
+
+
+def _export(
+    geometry: Geometry, camera, folder: Path, masses, gripper, frictions, appearance=None
+) -> SceneModel:
+    trajectory = geometry.gripper
+    pose = None if trajectory is None else (trajectory.positions[0], trajectory.quaternions[0])
+    objects = objects_at_frame(geometry, 0, masses, frictions)
+    return build_scene(
+        objects, geometry.table.extent_world, geometry.world_from_camera, camera, pose, folder, gripper,
+        appearance,
+    )  # fmt: skip
+
+
+def _simulate(scene: SceneModel, geometry: Geometry, fps: float) -> SimulationRecord:
+    frames = len(geometry.objects[0].motion.positions) if geometry.objects else 0
+    return simulate(scene.model, scene.name_map, geometry.gripper, fps, frames)
 
 
 MAX_REPLAY_KEYS = 3000

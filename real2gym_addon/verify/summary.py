@@ -21,6 +21,8 @@ class CheckRow:
     label: str
     passed: bool
     figure: str
+    perturbed: str = ""
+    """How many perturbed runs it passed in (``7/8``); empty without a margin."""
 
 
 @dataclasses.dataclass
@@ -31,11 +33,15 @@ class Summary:
         verified: None when the report has no verification yet.
         checks: One row per check, in report order.
         suggestions: The suggested fixes' texts.
+        margin: The margin's verdict in words (``verified, 8 of 8 perturbed runs``); empty without one.
+        robust: Verified in enough of the perturbed runs (None without a margin).
     """
 
     verified: bool | None
     checks: list[CheckRow]
     suggestions: list[str]
+    margin: str = ""
+    robust: bool | None = None
 
 
 def short_figure(name: str, check: dict) -> str:
@@ -69,10 +75,15 @@ def summarise_verification(report: dict) -> Summary:
     verification = report.get("verification")
     if not verification:
         return Summary(None, [], [])
+    margin = verification.get("margin") or {}
+    shares = margin.get("checks", {})
     rows = []
     for name, check in verification.get("checks", {}).items():
         entry = registry.CHECKS.get(name)
         label = entry.label if entry is not None else name
-        rows.append(CheckRow(name, label, bool(check.get("passed")), short_figure(name, check)))
+        share = shares.get(name)
+        perturbed = f"{share['passed']}/{margin['runs']}" if share else ""
+        rows.append(CheckRow(name, label, bool(check.get("passed")), short_figure(name, check), perturbed))
     texts = [s["text"] for s in verification.get("suggestions", [])]
-    return Summary(bool(verification.get("passed")), rows, texts)
+    robust = bool(margin["robust"]) if "robust" in margin else None
+    return Summary(bool(verification.get("passed")), rows, texts, str(margin.get("verdict", "")), robust)
