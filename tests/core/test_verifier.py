@@ -290,6 +290,7 @@ def test_grasp_held_judges_a_lift_held_to_the_end() -> None:
     frames = 40
     record = SimpleNamespace(
         frames=frames,
+        fps=30.0,
         finger_contacts={"block": np.ones((frames, 2), bool)},
         positions={"block": np.zeros((frames, 3))},
         gripper_positions=np.zeros((frames, 3)),

@@ -67,6 +67,9 @@ def test_run_verify_and_see_the_simulation(tmp_path: Path) -> None:
     # all but simulation_stable (written only when it fails) and joint_fidelity (the demo has no moving parts)
     assert labels[:2] == ["Task", "Grasp"] and len(labels) == len(CHECKS) - 2
     assert all(passed and figure for _, passed, figure in last["checks"])
+    # The margin: the run's and the panel's Verify both simulated 8 perturbed copies (Run Options' default).
+    assert last["margin"] == "verified, 8 of 8 perturbed runs" == report["verification"]["margin"]["verdict"]
+    assert last["perturbed"] == ["8/8"] * len(labels)
 
     # The reconstruction, its hidden collision pieces and the simulated copies are in the scene.
     objects = result["objects"]

@@ -48,6 +48,8 @@ def _record_panel_draws(result: dict) -> None:
                 {
                     "verified": summary.verified,
                     "checks": [[r.label, r.passed, r.figure] for r in summary.checks],
+                    "margin": summary.margin,
+                    "perturbed": [r.perturbed for r in summary.checks],
                     "status": context.scene.real2gym.verification_status,
                 }
             )
