@@ -88,7 +88,10 @@ def _scenes(args) -> dict[str, tuple[str, Path]]:
         sys.path.insert(0, str(REPO / "tests"))
         import articulated_demos
 
-        for name, options in (("cabinet", articulated_demos.CABINET), ("microwave", articulated_demos.MICROWAVE)):
+        for name, options in (
+            ("cabinet", articulated_demos.CABINET),
+            ("microwave", articulated_demos.MICROWAVE),
+        ):
             folder = WORK / "scenes" / name
             if not (folder / "truth.json").is_file():
                 articulated_demos._generate(options, folder)
@@ -146,7 +149,9 @@ def _measure(out: Path) -> dict:
     target = next((o for o in geometry.objects if o.name == report.task.get("target")), None)
     if target is not None and target.fitted.shape.is_container:
         shape = target.fitted.shape.rim_scaled(NARROW).rim_scaled(WIDEN)
-        moved = [replace(o, fitted=replace(o.fitted, shape=shape)) if o is target else o for o in geometry.objects]
+        moved = [
+            replace(o, fitted=replace(o.fitted, shape=shape)) if o is target else o for o in geometry.objects
+        ]
         result = verify(replace(geometry, objects=moved))
         radius = (target.fitted.shape.params["inner_radius"], shape.params["inner_radius"])
         round_trip = {

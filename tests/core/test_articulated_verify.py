@@ -37,7 +37,9 @@ def _hinged_box(q: np.ndarray) -> ObjectGeometry:
     joint = Joint("hinge", np.array([0.0, 0.0, -1.0]), pivot, (0.0, OPEN), closed=0.0)
     door = PartGeometry("door", Shape("box", DOOR), door_centre, np.eye(3), 0.0, joint, q.copy(),
                         np.ones(len(q), bool))  # fmt: skip
-    motion = Motion(np.repeat(body_centre[None], len(q), 0), np.zeros(len(q)), np.ones(len(q), bool), static=True)
+    motion = Motion(
+        np.repeat(body_centre[None], len(q), 0), np.zeros(len(q)), np.ones(len(q), bool), static=True
+    )
     fitted = FittedObject(Shape("box", BODY), body_centre, 0.0)
     return ObjectGeometry("cabinet", "static", fitted, motion, [True] * len(q), [door])
 
@@ -58,7 +60,9 @@ def _push_path(q: np.ndarray) -> GripperTrajectory:
 
 
 def _geometry(q_video: np.ndarray, q_hand: np.ndarray) -> Geometry:
-    world_from_camera = pose_matrix(np.array([0.9, -0.5, 0.6]), Rotation.from_euler("xyz", [-120, 0, 60], degrees=True).as_matrix())
+    world_from_camera = pose_matrix(
+        np.array([0.9, -0.5, 0.6]), Rotation.from_euler("xyz", [-120, 0, 60], degrees=True).as_matrix()
+    )
     table = Table(np.array([0.0, -1.0, 0.0]), 0.6, [-0.5, -0.5, 0.8, 0.5])
     keyframes = [{"frame": 20, "event": "push", "object": "cabinet.door"},
                  {"frame": 55, "event": "closed", "object": "cabinet.door"}]  # fmt: skip
@@ -159,7 +163,10 @@ def test_prompts_read_parts_and_the_new_tasks() -> None:
     steps = {"type": "steps", "steps": [{"type": "place_in", "object": "cup", "target": "cabinet"}, close]}
     _, task = parse_prompts(_prompts(steps, [DOOR_PROMPT]), 10, 320, 240, WarningLog())
     assert task.object == "cup" and task.target == "cabinet" and len(task.steps) == 2
-    given = {**DOOR_PROMPT, "joint": {"type": "hinge", "axis": [0, 0, 1], "pivot": [0.1, 0, 0], "range": [0, 1.6]}}
+    given = {
+        **DOOR_PROMPT,
+        "joint": {"type": "hinge", "axis": [0, 0, 1], "pivot": [0.1, 0, 0], "range": [0, 1.6]},
+    }
     objects, _ = parse_prompts(_prompts(close, [given]), 10, 320, 240, WarningLog())
     assert objects[0].parts[0].given["source"] == "given"
 
@@ -172,10 +179,21 @@ def test_prompts_read_parts_and_the_new_tasks() -> None:
         ({"type": "open", "object": "cabinet", "part": "door", "to": 2}, [DOOR_PROMPT], "'to' is a share"),
         ({"type": "steps", "steps": []}, [DOOR_PROMPT], "a list of 1 to"),
         ({"type": "steps", "steps": [{"type": "steps"}]}, [DOOR_PROMPT], "steps[0]: unknown task type"),
-        ({"type": "close", "object": "cabinet", "part": "door"}, [DOOR_PROMPT, DOOR_PROMPT], "already has a part"),
-        ({"type": "close", "object": "cabinet", "part": "door"}, [{**DOOR_PROMPT, "joint": "ball"}], "'joint' is one"),
-        ({"type": "close", "object": "cabinet", "part": "door"},
-         [{**DOOR_PROMPT, "joint": {"type": "hinge", "axis": [0, 0, 1]}}], "a given joint needs"),
+        (
+            {"type": "close", "object": "cabinet", "part": "door"},
+            [DOOR_PROMPT, DOOR_PROMPT],
+            "already has a part",
+        ),
+        (
+            {"type": "close", "object": "cabinet", "part": "door"},
+            [{**DOOR_PROMPT, "joint": "ball"}],
+            "'joint' is one",
+        ),
+        (
+            {"type": "close", "object": "cabinet", "part": "door"},
+            [{**DOOR_PROMPT, "joint": {"type": "hinge", "axis": [0, 0, 1]}}],
+            "a given joint needs",
+        ),
     ],
 )
 def test_bad_parts_and_tasks_are_named(task, parts, says) -> None:
