@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from real2gym.real2gym_addon.demo import camera_from_report
 from real2gym.real2gym_addon.geometry.report_io import geometry_from_report
 from real2gym.real2gym_addon.physics import physics_with
 from real2gym.real2gym_addon.report import read_report
+from real2gym.real2gym_addon.reverify import reverify
 from real2gym.real2gym_addon.truth import load_truth, write_given_masks
 from real2gym.real2gym_addon.verify import checks as check_module
 from real2gym.real2gym_addon.verify.margin import DEFAULT_RUNS, FREE_ROLES, draws, perturbed
@@ -100,7 +102,10 @@ def _scenes(args) -> dict[str, tuple[str, Path]]:
 
 
 def _run(scene: Path, out: Path) -> bool:
-    command = [str(REPO / ".venv" / "bin" / "real2gym"), "run", str(scene), "--out", str(out), "--backend", "given",
+    # The bundled demo has no masks made elsewhere (and the repository's folder is not written to): its
+    # classical masks, which verify it.
+    backend = "given" if (scene / "masks").is_dir() else "classical"
+    command = [str(REPO / ".venv" / "bin" / "real2gym"), "run", str(scene), "--out", str(out), "--backend", backend,
                "--no-blend", "-q", "--force", "--margin", "0"]  # fmt: skip
     subprocess.run(command, capture_output=True, text=True, timeout=1800)
     return (out / "report.json").is_file()
@@ -137,6 +142,16 @@ def _measure(out: Path) -> dict:
     margin_s = time.perf_counter() - started
     margin = with_margin.margin.to_report()
 
+    # The same as a user meets it: `real2gym verify OUT` (export, simulation, checks, the summary's pictures
+    # and report written), without and with the margin, on a copy of the run.
+    reverify_s = {}
+    for runs in (0, DEFAULT_RUNS, 0, DEFAULT_RUNS):
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = Path(shutil.copytree(out, Path(scratch) / "out"))
+            started = time.perf_counter()
+            reverify(copy, margin=runs)
+            reverify_s.setdefault(runs, []).append(time.perf_counter() - started)
+
     free = {o.name for o in geometry.objects if o.role in FREE_ROLES and not o.parts}
     base = {**masses, **{n: masses.get(n, nominal.record.masses[n]) for n in free}}
     old, new = 0, 0
@@ -165,6 +180,8 @@ def _measure(out: Path) -> dict:
         "margin": margin,
         "one_s": statistics.median(times),
         "margin_s": margin_s,
+        "reverify_s": min(reverify_s[0]),
+        "reverify_margin_s": min(reverify_s[DEFAULT_RUNS]),
         "old_rule_passed": old,
         "new_rule_passed": new,
         "round_trip": round_trip,
@@ -186,7 +203,9 @@ def run(args) -> list[Figure]:
             f"  {set_name:11s} {name:24s} verified {str(r['verified']):5s} (old rule {str(r['verified_old_rule']):5s})"
             f"  margin {r['margin']['passed']}/{r['margin']['runs']} {'robust' if r['margin']['robust'] else 'FRAGILE':7s}"
             f"  perturbed runs passing, old rule {r['old_rule_passed']}/8, new {r['new_rule_passed']}/8"
-            f"  cost {r['margin_s'] / r['one_s']:.2f}x ({r['one_s']:.2f} s -> {r['margin_s']:.2f} s)"
+            f"  cost {r['margin_s'] / r['one_s']:.2f}x ({r['one_s']:.2f} s -> {r['margin_s']:.2f} s),"
+            f" in real2gym verify {r['reverify_margin_s'] / r['reverify_s']:.2f}x"
+            f" ({r['reverify_s']:.2f} s -> {r['reverify_margin_s']:.2f} s)"
             + (f"  round trip {trip['radius_mm']} mm kept: new {trip['kept_new']}, old {trip['kept_old']}" if trip else "")
             + (f"\n      breaks: {r['margin']['breaking']['perturbation']} -> {r['margin']['breaking']['failed']},"
                f" alone: {r['margin']['breaking']['along']}" if r["margin"]["breaking"] else ""),
@@ -199,6 +218,9 @@ def run(args) -> list[Figure]:
     trips = [r["round_trip"] for r in results.values() if r["round_trip"]]
     cost = max((r["margin_s"] / r["one_s"] for r in results.values()), default=float("nan"))
     other = [r for r in verified if r["set"] != "demo"]
+    user_cost = max(
+        (r["reverify_margin_s"] / r["reverify_s"] for r in results.values()), default=float("nan")
+    )
     return [
         Figure(NAME, "scenes verified", len(verified), "scenes", target=f"of {len(results)} run"),
         Figure(NAME, "verified scenes robust (>= 7 of 8 perturbed runs)", len(robust), "scenes",
@@ -213,6 +235,8 @@ def run(args) -> list[Figure]:
         Figure(NAME, "perturbed runs passing, new grasp rule", sum(r["new_rule_passed"] for r in results.values()),
                "runs", baseline=sum(r["old_rule_passed"] for r in results.values()), baseline_name="old rule",
                target=f"of {8 * len(results)}"),
-        Figure(NAME, "margin of 8, worst cost", cost, "x", target=f"< {COST_TARGET:g}x one verification",
-               passed=cost < COST_TARGET),
+        Figure(NAME, "margin of 8, worst cost against the bare verifier (export, simulation, checks)", cost, "x",
+               target=f"< {COST_TARGET:g}x one verification", passed=cost < COST_TARGET),
+        Figure(NAME, "margin of 8, worst cost in real2gym verify (pictures and report written)", user_cost, "x",
+               target=f"< {COST_TARGET:g}x one verification", passed=user_cost < COST_TARGET),
     ]  # fmt: skip

@@ -136,6 +136,7 @@ def fix_job(scene: bpy.types.Scene, request: FixRequest) -> ThreadJob:
         Real2GymError (from ``start``/``run_now``): Another job is running.
     """
     entries: list[dict] = []
+    margin = scene.real2gym.margin_runs
 
     def edit(report: dict) -> None:
         if request.action == "undo":
@@ -148,7 +149,7 @@ def fix_job(scene: bpy.types.Scene, request: FixRequest) -> ThreadJob:
         if request.action == "repair":
             steps = Progress(lambda message, fraction: progress.step(message, 0.1 + 0.8 * fraction))
             return repair_run(request.out_dir, request.rounds, steps.step, request.masses, request.frictions)
-        return reverify(request.out_dir, request.masses, edit, request.verify, request.frictions)
+        return reverify(request.out_dir, request.masses, edit, request.verify, request.frictions, margin)
 
     def apply(scene: bpy.types.Scene, result) -> FixOutcome:
         report, verification = result
@@ -458,7 +459,7 @@ def _follow_undo(scene: bpy.types.Scene, state) -> None:
         for fix in redo:
             apply_fix(report, fix)
 
-    report, _ = reverify(folder, edit=edit, verify=state.verify_after_fix)
+    report, _ = reverify(folder, edit=edit, verify=state.verify_after_fix, margin=state.margin_runs)
     stack.extend(recorded_fixes({"edit_log": undone}))
     del stack[len(stack) - len(redo) :]
     show_report(scene, report, folder)

@@ -70,7 +70,9 @@ def full_run(extension, tmp_path_factory) -> Path:
 
 def test_a_run_simulates_once_serialises_its_report_once_and_saves_once(full_run: Path) -> None:
     """The run's own verification is what Blender keys: no second simulation on the main thread."""
-    assert dict(RUN_COUNTS) == {"simulate": 1, "to_report": 1, "save": 1}
+    # One simulation of the scene, and the margin's perturbed copies (each its own model; never keyed).
+    runs = importlib.import_module(f"{MODULE}.real2gym_addon.verify.margin").DEFAULT_RUNS
+    assert dict(RUN_COUNTS) == {"simulate": 1 + runs, "to_report": 1, "save": 1}
     scene = _open(full_run)
     copy = bpy.data.objects["block sim"]
     assert copy.animation_data.action.frame_range[1] == 149 and scene.real2gym.out_dir == str(
@@ -87,12 +89,12 @@ def test_a_fix_and_a_verify_simulate_once_each(run_copy: Path, monkeypatch) -> N
     assert bpy.ops.real2gym.offset_object(
         object_name="block", delta=(0.0, 0.002, 0.0), whole_motion=True
     ) == {"FINISHED"}
-    assert counts["simulate"] == 1 and counts["save"] == 0, counts
+    assert counts["simulate"] == 1 + scene.real2gym.margin_runs and counts["save"] == 0, counts
     assert _report(run_copy)["edit_log"][-1]["kind"] == "offset"
     assert "block sim" in bpy.data.objects and scene.real2gym.fixes.verification in ("PASSED", "FAILED")
     counts.clear()
     assert bpy.ops.real2gym.verify() == {"FINISHED"}
-    assert counts["simulate"] == 1, counts
+    assert counts["simulate"] == 1 + scene.real2gym.margin_runs, counts
 
 
 @pytest.fixture
