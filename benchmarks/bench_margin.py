@@ -188,6 +188,12 @@ def _measure(out: Path) -> dict:
     }
 
 
+def _state(result: dict) -> str:
+    if not result["verified"]:
+        return "not verified"
+    return "robust" if result["margin"]["robust"] else "FRAGILE"
+
+
 def run(args) -> list[Figure]:
     WORK.mkdir(parents=True, exist_ok=True)
     results = {}
@@ -201,7 +207,7 @@ def run(args) -> list[Figure]:
         trip = r["round_trip"]
         print(
             f"  {set_name:11s} {name:24s} verified {str(r['verified']):5s} (old rule {str(r['verified_old_rule']):5s})"
-            f"  margin {r['margin']['passed']}/{r['margin']['runs']} {'robust' if r['margin']['robust'] else 'FRAGILE':7s}"
+            f"  margin {r['margin']['passed']}/{r['margin']['runs']} {_state(r):12s}"
             f"  perturbed runs passing, old rule {r['old_rule_passed']}/8, new {r['new_rule_passed']}/8"
             f"  cost {r['margin_s'] / r['one_s']:.2f}x ({r['one_s']:.2f} s -> {r['margin_s']:.2f} s),"
             f" in real2gym verify {r['reverify_margin_s'] / r['reverify_s']:.2f}x"

@@ -459,7 +459,7 @@ def _follow_undo(scene: bpy.types.Scene, state) -> None:
         for fix in redo:
             apply_fix(report, fix)
 
-    report, _ = reverify(folder, edit=edit, verify=state.verify_after_fix, margin=state.margin_runs)
+    report, _ = reverify(folder, edit=edit, verify=state.verify_after_fix, margin=scene.real2gym.margin_runs)
     stack.extend(recorded_fixes({"edit_log": undone}))
     del stack[len(stack) - len(redo) :]
     show_report(scene, report, folder)
