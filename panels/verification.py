@@ -39,7 +39,12 @@ class REAL2GYM_PT_verification(SidebarPanel, bpy.types.Panel):
             for row in summary.checks:
                 split = checks.split(factor=0.45, align=True)
                 split.label(text=row.label, icon="CHECKMARK" if row.passed else "X")
-                split.label(text=f"{row.figure}  [{row.perturbed}]" if row.perturbed else row.figure)
+                if row.perturbed:  # how many of the perturbed copies it passed in, a narrow column of its own
+                    split = split.split(factor=0.78, align=True)
+                    split.label(text=row.figure)
+                    split.label(text=row.perturbed)
+                else:
+                    split.label(text=row.figure)
             if summary.suggestions:  # listed with their Apply buttons in the Suggestions panel
                 count = len(summary.suggestions)
                 layout.label(

@@ -88,7 +88,7 @@ def camera_view(session: Session) -> None:
 
 def scroll_to_verification(session: Session) -> None:
     """Scrolls the sidebar down to the Verification and Object Physics panels."""
-    scroll_sidebar(session.window, session.sidebar, 30)
+    scroll_sidebar(session.window, session.sidebar, 22)
 
 
 def shoot(session: Session) -> None:
