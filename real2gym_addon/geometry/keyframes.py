@@ -49,6 +49,9 @@ JITTER_REACH = 0.03
 GRASP_LEAD_S = 0.2
 FALL_SPEED = 0.3
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
+GLITCH_S = 0.2
+"""s: the longest a resting object's measured pose may stray from where it ends and come back there as a
+glitch of the measurement (:func:`_without_glitches`), not a move."""
 DROP_DRIFT = 0.015
 """m: a dropped object falls where it is let go; its fall starts no farther sideways from where it lands."""
 COVERED = 0.6
@@ -232,7 +235,7 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
         spread = 1.4826 * float(np.median(np.linalg.norm(motion.positions[near] - final, axis=1)))
         tolerance = max(tolerance, JITTER_MARGIN * spread)
     away = np.linalg.norm(motion.positions[lift:] - final, axis=1) > tolerance
-    moving = np.nonzero(away)[0]
+    moving = np.nonzero(_without_glitches(away, max(2, round(GLITCH_S * fps))))[0]
     if not len(moving):
         return None
     rest = lift + int(moving[-1]) + 1
@@ -257,6 +260,24 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     while frame > lift and z[frame - 1] > z[frame] + 0.0005 and drift[frame - 1] < DROP_DRIFT:
         frame -= 1  # back to where the fall starts
     return frame
+
+
+def _without_glitches(away: np.ndarray, longest: int) -> np.ndarray:
+    """``away`` less its glitches: a short run of frames away from where the object ends, after it had come
+    there and before it is back there again.
+
+    A resting object does not leave its place for a few frames and come back to it to the millimetre: its
+    measurement did (a cup inside a microwave, seen through the opening as a door swings past it or a hand
+    reaches over it, measured 1-2 cm off for 1 to 4 frames at a time, and the release was put 60 frames late,
+    after the last of them). A run that starts the video's stretch (the carry) or reaches its end, or lasts
+    longer than ``longest`` frames, is motion.
+    """
+    kept = away.copy()
+    edges = np.flatnonzero(np.diff(np.r_[0, away.astype(np.int8), 0]))
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
+        if start > 0 and end < len(away) and end - start <= longest:
+            kept[start:end] = False
+    return kept
 
 
 def _covered_from(areas: np.ndarray, lift: int) -> int | None:
