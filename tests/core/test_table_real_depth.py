@@ -276,3 +276,35 @@ def test_c4_pour01_table_on_every_frame_and_head_motion() -> None:
     assert all(0.0 < s < 10.0 for s in steps), steps
     assert all(m.table_disagreement_deg < 3.0 for m in motions[1:])
     assert camera_moves(motions)
+
+
+def test_a_low_ledge_joins_its_object_over_a_quantised_table_and_the_table_bands_do_not() -> None:
+    # The table read in whole-pixel disparity steps (bands of one true depth, each its own height, up to a
+    # centimetre and more above the plane), and an object whose top slopes from 6 cm down to a ledge 15 mm
+    # high along its front; its mask holds the part over 3 cm only. The noise's one rise for the window
+    # (three sigmas: 1.9 cm here) cut all of the low part away (a chest's low front edge, its drawer then
+    # fitted half as deep); the bare 6 mm took it and 1800 pixels of table bands with it. The table's own
+    # level, read band by band, lets a share of it join (the object's own steps are not the table's: about
+    # a quarter here) and keeps the bands out.
+    pose = world_from_camera(0.9, 35.0)
+    depth, _ = table_hits(pose)
+    rays = np.stack(np.meshgrid((np.arange(CAMERA.width) - CAMERA.cx) / CAMERA.fx,
+                                (np.arange(CAMERA.height) - CAMERA.cy) / CAMERA.fy) + [np.ones(depth.shape)], -1)  # fmt: skip
+    up = rays @ pose[2, :3]
+    rows = np.arange(depth.shape[0])[:, None]
+    rise = np.interp(rows, [200, 290, 310], [0.06, 0.015, 0.015]) * np.ones(depth.shape)
+    obj = np.zeros(depth.shape, bool)
+    obj[200:310, 280:360] = True
+    depth[obj] += rise[obj] / up[obj]
+    disparity = np.round(CAMERA.fx * 0.12 / np.maximum(depth, 1e-6))
+    quantised = np.where(depth > 0, CAMERA.fx * 0.12 / disparity, 0.0).astype(np.float32)
+    heights = quantised * up + pose[2, 3]
+    near = cv2.dilate(obj.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+    assert ((heights > 0.006) & ~near).sum() > 1000  # table bands the steps lift past the bare 6 mm rise
+    mask = obj & (rise > 0.03)
+    low = obj & (rise < 0.018)
+    noise = noise_on_given_table(CAMERA, [quantised], [near], [pose])
+    assert 3 * noise * float(np.median(quantised[low])) ** 2 > 0.018  # the noise's rise is over the low part
+    grown = grow_in_depth(mask, quantised, CAMERA, pose, noise_1m=noise)
+    assert (grown & low).sum() > 0.2 * low.sum(), ((grown & low).sum(), low.sum())
+    assert (grown & ~near).sum() < 0.02 * obj.sum(), (grown & ~near).sum()
