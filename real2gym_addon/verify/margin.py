@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
+from ..errors import Cancelled, Real2GymError
 from ..geometry.keyframes import GripperTrajectory
 from ..geometry.stage import Geometry
 from ..mjcf.export import DEFAULT_FRICTION
@@ -35,6 +36,8 @@ ROBUST_SHARE = 7 / 8
 """A verified scene is robust when at least this share of its perturbed runs pass (7 of 8)."""
 MARGIN_SEED = 0
 """The draws' seed: the same scene gives the same perturbations, run after run."""
+UNBUILT = "perturbed_scene"
+"""The failure of a perturbed copy that could not be exported or simulated, in the margin's per-check counts."""
 FREE_ROLES = ("manipulated", "container")
 """The objects whose start, size, friction and mass are perturbed: free bodies without moving parts."""
 
@@ -287,6 +290,17 @@ class Margin:
         }
 
 
+def _judged(judge: Callable[[_Draft], dict[str, dict]], draft: _Draft) -> dict[str, dict]:
+    """The checks of one perturbed copy; a copy that cannot be built or simulated (a size that leaves a
+    container no opening) fails as ``perturbed_scene``, with the reason, instead of ending the verification."""
+    try:
+        return judge(draft)
+    except Cancelled:
+        raise
+    except (Real2GymError, ValueError, FloatingPointError) as e:
+        return {UNBUILT: {"passed": False, "reason": str(e)}}
+
+
 def measure_margin(
     geometry: Geometry,
     masses: dict[str, float],
@@ -321,12 +335,14 @@ def measure_margin(
     for index, draw in enumerate(draws(geometry, runs)):
         if on_run is not None:
             on_run(index, runs)
-        results = judge(perturbed(geometry, masses, frictions, draw))
+        results = _judged(judge, perturbed(geometry, masses, frictions, draw))
         failed = [name for name, r in results.items() if not r["passed"]]
         for name, r in results.items():
             counts[name] = counts.get(name, 0) + int(bool(r["passed"]))
         outcomes.append({"perturbation": draw, "failed": failed})
     done = len(outcomes)
+    if UNBUILT in counts:  # built in every other run
+        counts[UNBUILT] = done - sum(UNBUILT in o["failed"] for o in outcomes)
     passed = sum(not o["failed"] for o in outcomes)
     breaking = None
     failing = [o for o in outcomes if o["failed"]]
@@ -336,7 +352,7 @@ def measure_margin(
         if explain:
             for kind in dict.fromkeys(k.partition(":")[0] for k in smallest["perturbation"]):
                 alone = {k: v for k, v in smallest["perturbation"].items() if k.partition(":")[0] == kind}
-                results = judge(perturbed(geometry, masses, frictions, alone))
+                results = _judged(judge, perturbed(geometry, masses, frictions, alone))
                 if not all(r["passed"] for r in results.values()):
                     along.append(kind)
         breaking = {

@@ -212,3 +212,30 @@ def test_the_command_line_sets_the_margin(verified_demo_run, tmp_path, capsys) -
     capsys.readouterr()
     assert main(["verify", str(out), "--margin", "-1"]) != 0
     assert "--margin: must be 0 to 64, got -1" in capsys.readouterr().err
+
+
+def test_a_perturbed_copy_that_cannot_be_built_fails_alone(demo_scene, tmp_path, monkeypatch) -> None:
+    """A copy whose export raises (a size that leaves a container no opening) is one failed run, with its reason;
+    the verification itself goes on."""
+    from real2gym.real2gym_addon.errors import Real2GymError
+    from real2gym.real2gym_addon.verify import run as verify_run
+
+    report, geometry, masses, frictions = demo_scene
+    exports = {"count": 0}
+    export = verify_run._export
+
+    def failing_second(*args, **kwargs):
+        exports["count"] += 1
+        if exports["count"] == 3:  # the nominal export, the first copy's, then this one
+            raise Real2GymError("object 'cup': a rim scale of 0.01 leaves no opening")
+        return export(*args, **kwargs)
+
+    monkeypatch.setattr(verify_run, "_export", failing_second)
+    verification = verify_scene(
+        geometry, camera_from_report(report), report.task, report.video.fps, tmp_path, masses,
+        frictions=frictions, margin=3,
+    )  # fmt: skip
+    entry = verification.to_report("scene.xml")["margin"]
+    assert verification.passed and entry["runs"] == 3 and entry["passed"] == 2
+    assert entry["draws"][1]["failed"] == ["perturbed_scene"]
+    assert entry["checks"]["perturbed_scene"] == {"passed": 2, "share": 0.667}
