@@ -121,7 +121,12 @@ def _near(inside: np.ndarray) -> np.ndarray:
 
 
 def _table_level(
-    height: np.ndarray, z: np.ndarray, up: np.ndarray, camera_height: float, envelope: np.ndarray, table: np.ndarray
+    height: np.ndarray,
+    z: np.ndarray,
+    up: np.ndarray,
+    camera_height: float,
+    envelope: np.ndarray,
+    table: np.ndarray,
 ) -> np.ndarray:
     """Per pixel of the window: how high a pixel must stand to be off the table there (m).
 
