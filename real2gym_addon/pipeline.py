@@ -46,6 +46,7 @@ from .segmentation.resegment import object_index, read_earlier_segmentation, res
 from .segmentation.run import Segmentation, segment_demo
 from .summary import SUMMARY_NAME, make_pictures, write_summary
 from .targets import MASKS_NAME, MJCF_NAME, RUN, check_target
+from .verify.margin import DEFAULT_RUNS
 from .verify.run import verify_scene
 
 BLEND_NAME = "scene.blend"
@@ -85,6 +86,8 @@ class PipelineRun:
             (:mod:`~real2gym_addon.geometry.mono_depth`) that gives an RGB-only demo its depth;
             None to use none. A demo with depth/ keeps its own.
         out_option: How the user named ``out_dir`` (``"--out"``), for messages.
+        margin: Perturbed copies simulated after the verification (:mod:`~real2gym_addon.verify.margin`);
+            0 for none.
     """
 
     def __init__(
@@ -98,7 +101,7 @@ class PipelineRun:
         depth_model: str | None = None,
         force: bool = False,
         out_option: str = "the output folder",
-        margin: int = 0,
+        margin: int = DEFAULT_RUNS,
     ) -> None:
         if last_stage not in STAGES:
             raise ValueError(f"unknown stage {last_stage!r}")
@@ -394,6 +397,7 @@ def run_pipeline(
     resegment: str | None = None,
     depth_model: str | None = None,
     force: bool = False,
+    margin: int = DEFAULT_RUNS,
 ) -> PipelineRun:
     """Runs the whole pipeline synchronously, without Blender (command line, tests).
 
@@ -406,6 +410,7 @@ def run_pipeline(
         resegment: One object to segment again, keeping the others' masks (see :class:`PipelineRun`).
         depth_model: A monocular metric depth checkpoint for an RGB-only demo (see :class:`PipelineRun`).
         force: Replace an earlier run that holds logged fixes (see :class:`PipelineRun`).
+        margin: Perturbed copies simulated after the verification (``verify.margin``); 0 for none.
 
     Returns:
         The finished run; its ``scene`` and ``log`` hold the result and warnings.
@@ -415,5 +420,5 @@ def run_pipeline(
             nothing is written then.
     """
     return PipelineRun(
-        demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model, force
+        demo_dir, out_dir, progress, segmentation, last_stage, resegment, depth_model, force, margin=margin
     ).run()

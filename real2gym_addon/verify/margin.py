@@ -216,7 +216,7 @@ def size_of(draw: dict[str, float]) -> float:
 
 
 def say_draw(draw: dict[str, float]) -> str:
-    """A draw in words, largest first: ``hand timing +0.81 frame, size:cup -0.9 mm``."""
+    """A draw in words, largest first: ``hand timing +0.81 frame, size of cup -0.9 mm``."""
     ordered = sorted(draw.items(), key=lambda kv: -abs(kv[1]) / PERTURBATIONS[kv[0].partition(":")[0]].limit)
     words = []
     for key, value in ordered:
