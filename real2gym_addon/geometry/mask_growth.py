@@ -136,8 +136,9 @@ def _table_level(
     (the noise's 3 sigma) either lets such a band join an object touching it or cuts an object's low
     edge that stands 1-2 cm up. So the table is read where it is: its pixels (within the noise's
     envelope of the plane, away from the mask) grouped by the true depth the plane gives them, each
-    group's median is its level, and a pixel must stand :data:`MIN_RISE` and three sigmas of what is
-    left (the noise about the levels) above its group's level; never more than the envelope.
+    group's median is its level, and a pixel must stand :data:`MIN_RISE` (or three sigmas of what is
+    left, the noise about the levels, where that is more) above its group's level; never more than the
+    envelope.
 
     Args:
         height: Window heights above the table (m), where ``z`` reads.
