@@ -41,7 +41,7 @@ from real2gym.real2gym_addon.report import read_report
 from real2gym.real2gym_addon.reverify import reverify
 from real2gym.real2gym_addon.truth import load_truth, write_given_masks
 from real2gym.real2gym_addon.verify import checks as check_module
-from real2gym.real2gym_addon.verify.margin import DEFAULT_RUNS, FREE_ROLES, draws, perturbed
+from real2gym.real2gym_addon.verify.margin import DEFAULT_RUNS, draws, free_masses, perturbed
 from real2gym.real2gym_addon.verify.run import verify_scene
 
 NAME = "margin"
@@ -152,8 +152,7 @@ def _measure(out: Path) -> dict:
             reverify(copy, margin=runs)
             reverify_s.setdefault(runs, []).append(time.perf_counter() - started)
 
-    free = {o.name for o in geometry.objects if o.role in FREE_ROLES and not o.parts}
-    base = {**masses, **{n: masses.get(n, nominal.record.masses[n]) for n in free}}
+    base = free_masses(geometry, masses, nominal.record.masses)
     old, new = 0, 0
     for draw in draws(geometry, DEFAULT_RUNS):
         draft = perturbed(geometry, base, frictions, draw)

@@ -24,6 +24,7 @@ from ..real2gym_addon.geometry.shapes import Shape
 from ..real2gym_addon.mjcf.export import DEFAULT_DENSITY, DEFAULT_FRICTION, FRICTION_RANGE, collision_volume
 from ..real2gym_addon.report import Report, read_report
 from ..real2gym_addon.reverify import reverify
+from ..real2gym_addon.verify.margin import margin_progress
 from .jobs import ThreadJob
 from .reconstruction import real2gym_objects
 from .review import note_report_written, show_report
@@ -110,13 +111,8 @@ def verify_job(scene: bpy.types.Scene, out_dir: str | Path = "") -> ThreadJob:
 
     def work(progress):
         progress.step("exporting and simulating the scene", 0.1)
-
-        def margin_step(index: int, runs: int) -> None:
-            progress.step(
-                f"simulating perturbed copy {index + 1} of {runs} (the margin)", 0.2 + 0.75 * index / runs
-            )
-
-        return reverify(folder, masses, frictions=frictions, margin=runs, on_margin_run=margin_step)
+        copies = margin_progress(progress.step, 0.2, 0.95)
+        return reverify(folder, masses, frictions=frictions, margin=runs, on_margin_run=copies)
 
     def apply(scene: bpy.types.Scene, result) -> Verified:
         report, verification = result

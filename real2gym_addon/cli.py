@@ -525,6 +525,17 @@ def _add_common(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
+def _add_margin(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--margin",
+        type=whole_in(0, 64),
+        default=DEFAULT_RUNS,
+        metavar="N",
+        help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, mass, the "
+        "hand's timing and opening) and report how many pass (default 8; 0: none)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Returns the argument parser of the ``real2gym`` command."""
     parser = _Parser(
@@ -546,9 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--depth-model", metavar="FOLDER",
                      help="for an RGB-only demo: a monocular metric depth model (a Hugging Face folder such as "
                           "Depth-Anything-V2-Metric-Indoor-Small-hf) that estimates its depth")  # fmt: skip
-    run.add_argument("--margin", type=whole_in(0, 64), default=DEFAULT_RUNS, metavar="N",
-                     help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, "
-                          "mass, the hand's timing and opening) and report how many pass (default 8; 0: none)")  # fmt: skip
+    _add_margin(run)
     run.set_defaults(handler=_cmd_run)
     segment = commands.add_parser("segment", help="segment every object through the video (masks and report)")
     _add_common(segment)
@@ -572,9 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--friction", action="append", type=_friction, metavar="NAME=F",
                         help=f"set an object's sliding friction ({FRICTION_RANGE[0]:g} to {FRICTION_RANGE[1]:g}; "
                              "kept in report.json for later runs)")  # fmt: skip
-    verify.add_argument("--margin", type=whole_in(0, 64), default=DEFAULT_RUNS, metavar="N",
-                     help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, "
-                          "mass, the hand's timing and opening) and report how many pass (default 8; 0: none)")  # fmt: skip
+    _add_margin(verify)
     verify.set_defaults(handler=_cmd_verify)
     fix = commands.add_parser("fix", help="fix an object of a finished run, then verify again")
     fix.add_argument("out_dir", type=folder_path, help="an output folder with report.json")
@@ -659,9 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=file_path,
         help="apply the fixes recorded in another run's report",
     )
-    fix.add_argument("--margin", type=whole_in(0, 64), default=DEFAULT_RUNS, metavar="N",
-                     help="after verifying, simulate N perturbed copies of the scene (start poses, sizes, friction, "
-                          "mass, the hand's timing and opening) and report how many pass (default 8; 0: none)")  # fmt: skip
+    _add_margin(fix)
     fix.add_argument("--undo", action="store_true", help="undo the last fix")
     fix.add_argument("--no-verify", action="store_true", help="only change the scene, do not simulate")
     fix.set_defaults(handler=_cmd_fix)

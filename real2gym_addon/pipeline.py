@@ -46,7 +46,7 @@ from .segmentation.resegment import object_index, read_earlier_segmentation, res
 from .segmentation.run import Segmentation, segment_demo
 from .summary import SUMMARY_NAME, make_pictures, write_summary
 from .targets import MASKS_NAME, MJCF_NAME, RUN, check_target
-from .verify.margin import DEFAULT_RUNS
+from .verify.margin import DEFAULT_RUNS, margin_progress
 from .verify.run import verify_scene
 
 BLEND_NAME = "scene.blend"
@@ -241,7 +241,7 @@ class PipelineRun:
             demo.video.fps,
             self._output.staging / MJCF_NAME,
             margin=self.margin,
-            on_margin_run=self._margin_progress,
+            on_margin_run=margin_progress(self.progress.step, 0.7, 0.78),
         )
         scene.verification = verification.to_report(f"{MJCF_NAME}/scene.xml")
         scene.artifacts["mjcf"] = f"{MJCF_NAME}/scene.xml"
@@ -252,11 +252,6 @@ class PipelineRun:
         scene.stages["verify"] = time.perf_counter() - started
         self.pictures = make_pictures(self.report(), geometry, verification.scene.model, verification.record)
         return scene
-
-    def _margin_progress(self, index: int, runs: int) -> None:
-        self.progress.step(
-            f"simulating perturbed copy {index + 1} of {runs} (the margin)", 0.7 + 0.08 * index / runs
-        )
 
     def _segment(self, demo: Demo, segmenter: VideoSegmenter, scene: SceneDescription) -> Segmentation:
         """Segments every object, or :attr:`resegment` alone; stages the masks and the report's section."""

@@ -170,13 +170,43 @@ def shifted_trajectory(trajectory: GripperTrajectory, frames: float) -> GripperT
     return dataclasses.replace(trajectory, positions=positions, quaternions=quaternions, opening=opening)
 
 
+def free_objects(geometry: Geometry) -> list[str]:
+    """The objects whose start, size, friction and mass are perturbed (:data:`FREE_ROLES`, no moving parts)."""
+    return [o.name for o in geometry.objects if o.role in FREE_ROLES and not o.parts]
+
+
+def free_masses(
+    geometry: Geometry, masses: dict[str, float] | None, simulated: dict[str, float]
+) -> dict[str, float]:
+    """The masses the perturbed copies start from: ``masses`` as given, and every free object's mass (kg) as
+    the nominal run simulated it where ``masses`` does not set it (a density's mass becomes explicit, so
+    that a copy's mass change has something to scale)."""
+    given = dict(masses or {})
+    return {**given, **{name: given.get(name, simulated[name]) for name in free_objects(geometry)}}
+
+
+def margin_progress(
+    step: Callable[[str, float], None], start: float, end: float
+) -> Callable[[int, int], None]:
+    """An ``on_run`` callback that reports each copy through ``step`` (``Progress.step``: it raises once the
+    run is cancelled), the copies spread over the fractions ``start`` to ``end``."""
+
+    def on_run(index: int, runs: int) -> None:
+        step(
+            f"simulating perturbed copy {index + 1} of {runs} (the margin)",
+            start + (end - start) * index / runs,
+        )
+
+    return on_run
+
+
 def draws(geometry: Geometry, runs: int, seed: int = MARGIN_SEED) -> list[dict[str, float]]:
     """The perturbations of each run: ``{"<kind>" or "<kind>:<object>": value}`` (in each kind's unit).
 
     The hand's kinds are drawn only where there is a hand, the objects' for the free objects
     (:data:`FREE_ROLES`, without moving parts).
     """
-    free = [o.name for o in geometry.objects if o.role in FREE_ROLES and not o.parts]
+    free = free_objects(geometry)
     rng = np.random.default_rng(seed)
     result = []
     for _ in range(runs):
@@ -383,6 +413,9 @@ __all__ = [
     "Margin",
     "Perturbation",
     "draws",
+    "free_masses",
+    "free_objects",
+    "margin_progress",
     "measure_margin",
     "perturbed",
     "shifted_trajectory",

@@ -95,8 +95,6 @@ def _task_figure(check: dict) -> str:
 
 
 def _grasp_figure(check: dict) -> str:
-    if "slip_m" not in check:
-        return check.get("reason", "")
     gap = check.get("longest_gap_s", 0.0)
     return f"slip {_mm(check['slip_m'])}, {check['held_fraction']:.0%}" + (
         f", gap {gap:.2f} s" if gap else ""

@@ -19,7 +19,7 @@ from ..geometry.stage import Geometry
 from ..mjcf.export import SceneModel, build_scene, objects_at_frame, write_mjcf
 from ..mjcf.gripper import GripperSpec
 from ..tasks import TASKS
-from .margin import FREE_ROLES, Margin, measure_margin
+from .margin import Margin, free_masses, measure_margin
 from .registry import CheckInputs, run_checks
 from .simulate import SimulationRecord, simulate, step_targets
 
@@ -119,8 +119,6 @@ def verify_scene(
     timing = {"export": exported, "simulate": record.wall_s}
     verification = Verification(passed, _json_ready(results), record, scene, path, timing, geometry)
     if margin > 0:
-        free = {o.name for o in geometry.objects if o.role in FREE_ROLES and not o.parts}
-        base_masses = {**(masses or {}), **{n: (masses or {}).get(n, record.masses[n]) for n in free}}
 
         def judge(draft) -> dict[str, dict]:
             with tempfile.TemporaryDirectory() as scratch:
@@ -128,7 +126,13 @@ def verify_scene(
             return run_checks(CheckInputs(task, draft.geometry, _simulate(model, draft.geometry, fps), model))
 
         verification.margin = measure_margin(
-            geometry, base_masses, dict(frictions or {}), passed, judge, margin, on_run=on_margin_run
+            geometry,
+            free_masses(geometry, masses, record.masses),
+            dict(frictions or {}),
+            passed,
+            judge,
+            margin,
+            on_run=on_margin_run,
         )
         timing["margin"] = verification.margin.wall_s
     return verification
