@@ -243,10 +243,27 @@ def test_a_hinge_line_far_off_its_door_is_found_from_its_faces(thick: float) -> 
     eyes = np.tile(eye, (len(angles), 1))
     found = hinge_line_from_planes(wrong, clouds, angles, eyes, BODY_CENTRE)
     assert found is not None
-    assert _off_line(found, hinge) < abs(thick - DOOR_THICKNESS) + 0.004
-    assert found[2] == pytest.approx(0.1, abs=1e-9)  # level with the fitted pivot
+    assert _off_line(found.point, hinge) < abs(thick - DOOR_THICKNESS) + 0.004
+    assert found.point[2] == pytest.approx(0.1, abs=1e-9)  # level with the fitted pivot
     # The middles of the panels alone meet half a thickness off in each direction: this is what it mends.
-    assert _off_line(found, hinge) < 0.5 * np.hypot(thick / 2, thick / 2)
+    assert _off_line(found.point, hinge) < 0.5 * np.hypot(thick / 2, thick / 2)
+    assert found.replaces_fit()  # the faces lie centimetres worse about the line 7 cm off
+    assert found.fitted_misfit_m > 0.005 and found.misfit_m < 0.0035
+
+
+def test_a_fitted_hinge_line_the_faces_agree_with_is_kept() -> None:
+    """A line 1.4 mm off is kept (the faces lie 0.5 mm RMS worse about it), one 2.8 mm off is not (1.1 mm worse):
+    on these clean faces their own line is within 0.1 mm."""
+    rng = np.random.default_rng(9)
+    hinge, eye = np.array([0.2, -0.1, 0.0]), np.array([1.2, 0.9, 0.8])
+    angles = np.r_[np.zeros(10), np.linspace(0.0, 1.4, 40), np.full(10, 1.4)]
+    clouds = _door_faces(hinge, angles, eye, DOOR_THICKNESS, rng)
+    eyes = np.tile(eye, (len(angles), 1))
+    for off, replaced in ((0.001, False), (0.002, True)):
+        fitted = Joint("hinge", np.array([0.0, 0.0, 1.0]), hinge + np.array([off, -off, 0.1]), (0.0, 1.4))
+        found = hinge_line_from_planes(fitted, clouds, angles, eyes, BODY_CENTRE)
+        assert found is not None and found.replaces_fit() is replaced
+        assert _off_line(found.point, hinge) < 0.001
 
 
 def test_planes_that_barely_turn_place_no_hinge_line() -> None:
