@@ -28,7 +28,7 @@ from ..geometry.camera import pose_matrix, yaw_rotation
 from ..geometry.parts import PART_ARMATURE, part_key
 from ..geometry.pieces import DEFAULT_DENSITY, GEOM_BOX
 from ..geometry.shapes import Shape
-from .gripper import GripperSpec, add_gripper
+from .gripper import CONTACT_SOLIMP, CONTACT_SOLREF, GripperSpec, add_gripper
 
 DEFAULT_FRICTION = 1.0
 """Sliding friction of an object whose friction is not set (wood, plastic or ceramic on wood: 0.3-0.7
@@ -42,9 +42,6 @@ MuJoCo takes the higher friction."""
 TIMESTEP = 0.002
 START_CLEARANCE = 0.0005
 """Objects start this far (m) above their support, so nothing starts interpenetrating."""
-CONTACT_SOLREF = [0.004, 1.0]
-CONTACT_SOLIMP = [0.95, 0.99, 0.001, 0.5, 2.0]
-"""Stiff contacts (time constant 2 timesteps): hard objects penetrate millimetres, not centimetres."""
 _COLOURS = [(0.85, 0.25, 0.2, 1), (0.2, 0.4, 0.85, 1), (0.9, 0.75, 0.2, 1), (0.3, 0.7, 0.35, 1)]
 
 

@@ -24,6 +24,12 @@ FINGERTIP_BELOW = 0.012
 """How far the fingertips reach past the grasp centre along the approach axis (m)."""
 SQUEEZE = 0.005
 """How far past the recorded width (m) a closed finger is driven: the grip force is gain x squeeze."""
+CONTACT_SOLREF = [0.004, 1.0]
+CONTACT_SOLIMP = [0.95, 0.99, 0.001, 0.5, 2.0]
+"""Stiff contacts (time constant 2 timesteps): hard objects penetrate millimetres, not centimetres. Every geom
+of the scene and of the hand has them (the hand's outrank the others', so theirs rule its contacts: shells
+and a palm left at MuJoCo's default, 5 times softer, let a finger pushing a microwave's door shut sink
+2.3 mm into it)."""
 WELD_TIME_CONSTANT = 0.01
 """Seconds: the time constant of the weld pulling the hand to its target. Soft enough that a hand pressed
 onto a support gives a little, as a robot's compliant control does (a 4 ms weld drove a held can 1 cm into
@@ -98,7 +104,8 @@ def add_gripper(
     palm_z = -(finger_length - FINGERTIP_BELOW + g.palm_size[2] / 2)
     hand.add_geom(name="gripper_palm", type=mujoco.mjtGeom.mjGEOM_BOX, size=np.array(g.palm_size) / 2,
                   pos=[0, 0, palm_z], mass=g.mass * 0.8, rgba=[0.85, 0.85, 0.88, 1], group=1,
-                  friction=[g.shell_friction, 0.005, 0.0001], priority=GRIPPER_PRIORITY)  # fmt: skip
+                  friction=[g.shell_friction, 0.005, 0.0001], priority=GRIPPER_PRIORITY,
+                  solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP)  # fmt: skip
     for side, sign in (("left", 1.0), ("right", -1.0)):
         finger = hand.add_body(name=NAMES[side], pos=[0, 0, 0], gravcomp=1.0)
         finger.add_joint(name=NAMES[f"{side}_joint"], type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, sign, 0],
@@ -113,11 +120,12 @@ def add_gripper(
                         size=[width / 2, pad / 2, length / 2], pos=[0, sign * pad / 2, centre_z],
                         mass=g.mass * 0.1 * pad / thickness, friction=[g.pad_friction, 0.02, 0.001], condim=4,
                         rgba=[0.2, 0.2, 0.22, 1], group=1, priority=GRIPPER_PRIORITY,
-                        solref=[0.004, 1.0], solimp=[0.95, 0.99, 0.001, 0.5, 2])  # fmt: skip
+                        solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP)  # fmt: skip
         finger.add_geom(name=f"finger_{side}_shell", type=mujoco.mjtGeom.mjGEOM_BOX,
                         size=[width / 2, shell / 2, length / 2], pos=[0, sign * (pad + shell / 2), centre_z],
                         mass=g.mass * 0.1 * shell / thickness, friction=[g.shell_friction, 0.005, 0.0001],
-                        rgba=[0.55, 0.55, 0.58, 1], group=1, priority=GRIPPER_PRIORITY)  # fmt: skip
+                        rgba=[0.55, 0.55, 0.58, 1], group=1, priority=GRIPPER_PRIORITY,
+                        solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP)  # fmt: skip
         actuator = spec.add_actuator(name=NAMES[f"{side}_actuator"], target=NAMES[f"{side}_joint"],
                                      trntype=mujoco.mjtTrn.mjTRN_JOINT)  # fmt: skip
         actuator.set_to_position(kp=g.finger_gain, kv=0.0)
