@@ -6,8 +6,8 @@ current verification (``suggest.suggest_fixes``: a widened release, an offset at
 the grasp, a keyframe moved to where the fingers touch, a rim scale, wall pieces
 for a closed hull) that has not been tried, applies it through the edit log
 (``edits.apply_fix``), and verifies again. A step after which more checks fail,
-the same checks fail (unless the hand knocks fewer things), or the task starts
-failing is undone at once (and logged as reverted). The loop stops when the
+the same checks fail (unless the hand knocks things in fewer phases of its path), or
+the task starts failing is undone at once (and logged as reverted). The loop stops when the
 scene verifies, when no untried suggestion is left, or after ``rounds`` rounds.
 Every kept step is an ordinary entry of the edit log, so the artist can see and
 undo each one (``real2gym fix OUT --undo``, *Undo Fix* in Blender).
@@ -38,12 +38,15 @@ def _failed(report: Report) -> list[str]:
     return [] if report.verification is None else report.verification.failed()
 
 
-def _knocks(report: Report) -> set[tuple[str, str]]:
-    """The hand's knocks (object, phase) that ``hand_clearance`` counts: one check, several problems."""
+def _knocked_phases(report: Report) -> set[str]:
+    """The phases of the hand's path in which ``hand_clearance`` found a knock: one check, several problems.
+    Phases, not objects: what the hand knocks late in the path depends on what it did earlier (a block
+    no longer knocked aside on the way in is in the cup on the way out, and a hand sweeping out of it
+    knocks the cup too)."""
     if report.verification is None:
         return set()
     check = report.verification.checks.get("hand_clearance")
-    return {(k["object"], k["phase"]) for k in check.get("knocks", [])} if isinstance(check, dict) else set()
+    return {k["phase"] for k in check.get("knocks", [])} if isinstance(check, dict) else set()
 
 
 def _signature(fix: dict) -> str:
@@ -115,9 +118,9 @@ def repair_run(
         newly = after - before
         helps = len(after) <= len(before) and after != before and "task_success" not in newly
         # The same checks failing can still be progress where one check counts several problems: the
-        # hand brought in from above no longer knocks the block on its way in, and still does on its
+        # hand brought in from above no longer knocks anything on its way in, and still does on its
         # way out (the next step's suggestion).
-        fewer_knocks = _knocks(updated) < _knocks(report)
+        fewer_knocks = _knocked_phases(updated) < _knocked_phases(report)
         helps = helps or (after == before and suggestion["check"] == "hand_clearance" and fewer_knocks)
         if not helps:
             updated, verified = verify_after(undo_last)

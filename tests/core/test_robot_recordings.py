@@ -394,9 +394,10 @@ def test_a_hand_that_knocks_the_object_is_named_and_its_approach_rebuilt(
 def test_repair_keeps_a_step_that_clears_one_of_two_knocks(careful_run: Path, tmp_path: Path) -> None:
     """The recorded hand sweeps sideways through the block on its way in and on its way out (a person's
     hand, as seed 2's world-frame recording has it). The first step, the approach from above, leaves
-    hand_clearance failing on the way out: the same checks fail, but one knock fewer, so it is kept and
-    the second step takes the hand straight up after the release (it had been undone, and the repair
-    ended with no untried suggestion)."""
+    hand_clearance failing on the way out (where the hand, sweeping out of the cup, now knocks the cup as
+    well as the block: the block is in it): the same checks fail, but no knock is left on the way in, so
+    it is kept and the second step takes the hand straight up after the release (it had been undone, and
+    the repair ended with no untried suggestion)."""
     from real2gym.real2gym_addon.reverify import reverify
 
     out = Path(shutil.copytree(careful_run, tmp_path / "run"))
