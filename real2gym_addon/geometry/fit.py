@@ -34,7 +34,8 @@ from .fit_base import (
     _silhouette_error,
 )
 from .kinds import cabinet, door, drawer
-from .shape_kinds import AUTO, BOWL, BOX, CABINET, CUP, CYLINDER, DOOR, DRAWER, MESH, MUG, PLATE
+from .rack_fit import RackFitError, fit_rack
+from .shape_kinds import AUTO, BOWL, BOX, CABINET, CUP, CYLINDER, DOOR, DRAWER, MESH, MUG, PLATE, RACK
 from .shapes import Shape
 from .user_mesh import fit_user_mesh
 
@@ -592,7 +593,7 @@ def fit_shape(
     """Fits the shape named by the prompt's hint (or chooses one for ``auto``).
 
     Args:
-        hint: ``auto | box | cylinder | cup | mug | bowl | plate | cabinet | door | drawer | mesh``
+        hint: ``auto | box | cylinder | cup | mug | bowl | plate | cabinet | door | drawer | rack | mesh``
             (``mug``: a cup with a handle, looked for with less evidence than ``cup`` and ``auto`` need;
             a cabinet, door or drawer: its box, its front turned to the camera, :func:`fit_articulated`).
         views: Frames on which the object rests, with masks and depth points.
@@ -604,6 +605,8 @@ def fit_shape(
     Returns:
         The fit, and a warning message when the hint did not fit (None otherwise).
     """
+    if hint == RACK.name:
+        return _fit_rack_hint(views, camera)
     fitted = FITTERS[hint](views, camera, mesh)
     if hint == MESH.name:  # a mesh is what a bad fit falls back to
         return fitted, None
@@ -625,6 +628,24 @@ def fit_shape(
         return (
             fitted,
             "the prompt says 'mug' but the depth shows no handle (hidden behind it?); fitted as a cup",
+        )
+    return fitted, None
+
+
+def _fit_rack_hint(views: list[RestView], camera: Camera) -> tuple[FittedObject, str | None]:
+    """A rack's fit (:func:`.rack_fit.fit_rack`), or a mesh closed down to the table where the depth shows
+    no post or peg; its thin pegs make a pixel's error a large share of its silhouette, so a loose fit is
+    kept and said."""
+    try:
+        fitted = fit_rack(views, camera)
+    except RackFitError as e:
+        return fit_mesh(
+            views
+        ), f"the rack could not be fitted ({e}); using a mesh closed down to the table instead"
+    if fitted.shape.fit_error > BAD_FIT:
+        return fitted, (
+            f"the rack fits its masks loosely (silhouette and depth error {fitted.shape.fit_error:.2f}; hidden "
+            "behind what hangs on it?): check its pegs"
         )
     return fitted, None
 
@@ -676,6 +697,7 @@ FITTERS: dict[str, Callable[..., FittedObject]] = {
     CABINET.name: _articulated(CABINET.name, cabinet.default_params),
     DOOR.name: _articulated(DOOR.name, door.default_params, thin_front=True),
     DRAWER.name: _articulated(DRAWER.name, drawer.default_params),
+    RACK.name: fit_rack,
     MESH.name: _fit_mesh_hint,
 }
 """A prompt's shape hint -> its fitter: ``(views, camera, mesh) -> FittedObject`` (the shape table's kinds,

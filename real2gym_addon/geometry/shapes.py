@@ -22,7 +22,9 @@ local origin, include it: the cup's axis is then off the origin, at
 A cabinet, a door and a drawer (:mod:`.kinds.articulated`) have a front, their local
 +x face. A cabinet (open on its front) and a drawer (open on its top) hold things in a
 box-shaped space, :meth:`Shape.cavity`. A door's or a drawer's bar handle stands in
-front of ``size``'s box, which is the panel's or the drawer's own.
+front of ``size``'s box, which is the panel's or the drawer's own. A rack
+(:mod:`.kinds.rack`, a mug tree) is a base, a post and pegs; its post is off the
+origin where its pegs reach further on one side.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ import logging
 
 import numpy as np
 
+from .kinds import rack
 from .kinds.bowl import PROFILE_SAMPLES
 from .kinds.container import HANDLE_KEYS
+from .kinds.rack import RACK
 from .pieces import GEOM_BOX, CollisionPiece
 from .shape_kinds import ShapeKind, kind_entry
 
@@ -153,9 +157,16 @@ class Shape:
         for key, factor in (("handle_offset_y", factors[1]), ("handle_offset_z", factors[2])):
             if key in params:
                 params[key] *= factor
+        size = tuple(s * f for s, f in zip(self.size, factors, strict=True))
+        if self.kind == RACK.name:  # its pegs' heights follow z, the post's, pegs' radii and length x
+            for key in rack.rack_heights(params):
+                params[key] *= factors[2]
+            for key in ("post_radius", "peg_radius", "peg_length"):
+                params[key] *= factors[0]
+            size = rack.size_of(params)
         return dataclasses.replace(
             self,
-            size=tuple(s * f for s, f in zip(self.size, factors, strict=True)),
+            size=size,
             params=params,
             vertices=None if self.vertices is None else self.vertices * np.array(factors),
             hulls=[h * np.array(factors) for h in self.hulls] if self.hulls else None,
@@ -190,6 +201,8 @@ class Shape:
 
         Edits that change a container's radii set ``size`` from this.
         """
+        if self.kind == RACK.name:
+            return rack.size_of(self.params)
         if not self.is_container:
             return tuple(self.size)
         widest = float(np.max(self.outer_profile()[1]))

@@ -296,8 +296,9 @@ class Real2GymEnv(gymnasium.Env):
         body = self._bodies[self._names.index(moved)]
         position = self.data.xpos[body].copy()
         raised = float(position[2] - self._start_height)
+        own_turn = self.data.xmat[body].reshape(3, 3).copy()
         if target is None:
-            return TaskState(position, self._shapes[moved], raised)
+            return TaskState(position, self._shapes[moved], raised, moved_rotation=own_turn)
         other = self._bodies[self._names.index(target)]
         turn = self.data.xmat[other].reshape(3, 3).copy()
         axis = self.data.xpos[other] + turn @ self._shapes[target].axis_offset()
@@ -309,7 +310,7 @@ class Real2GymEnv(gymnasium.Env):
             )
             tilt = tilt_between(self._start_turns[other], turn)
         return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target], target_rotation=turn,
-                         support_share=share, target_tilt_rad=tilt)  # fmt: skip
+                         support_share=share, target_tilt_rad=tilt, moved_rotation=own_turn)  # fmt: skip
 
     def _part_state(self, task: dict) -> TaskState:
         """A part task's state now: its joint's value and how open that is."""

@@ -39,6 +39,8 @@ class TaskState:
             verifier measures it as the run ends, not on every frame).
         target_tilt_rad: How far the target's up axis has turned from where it started (a stack knocked
             over); None without a free target.
+        moved_rotation: ``3x3`` the moved object's orientation (world from its local frame); None where not
+            given (a hanging object's lowest point needs it).
     """
 
     moved_position: np.ndarray | None
@@ -52,6 +54,7 @@ class TaskState:
     target_rotation: np.ndarray | None = None
     support_share: float | None = None
     target_tilt_rad: float | None = None
+    moved_rotation: np.ndarray | None = None
 
     def radial_offset(self) -> float:
         """m: the moved object's centre from the target's axis, across the table."""

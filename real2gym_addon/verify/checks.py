@@ -90,8 +90,9 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
     upto = record.frames if frame < 0 else frame + 1
     raised = float(positions[:upto, 2].max() - positions[0][2])
     target = next((o for o in geometry.objects if o.name == task.get("target")), None)
+    own_turn = Rotation.from_quat(record.quaternions[moved][frame][[1, 2, 3, 0]]).as_matrix()
     if target is None:
-        return TaskState(positions[frame], obj.fitted.shape, raised)
+        return TaskState(positions[frame], obj.fitted.shape, raised, moved_rotation=own_turn)
     shape = target.fitted.shape
     turns = Rotation.from_quat(record.quaternions[target.name][[0, frame]][:, [1, 2, 3, 0]]).as_matrix()
     axis = record.positions[target.name][frame] + turns[1] @ shape.axis_offset()
@@ -100,7 +101,8 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
         weight = record.masses[moved] * GRAVITY
         share = carried_share(record.support_force[moved], weight, target.name)
     return TaskState(positions[frame], obj.fitted.shape, raised, axis, shape, target_rotation=turns[1],
-                     support_share=share, target_tilt_rad=tilt_between(turns[0], turns[1]))  # fmt: skip
+                     support_share=share, target_tilt_rad=tilt_between(turns[0], turns[1]),
+                     moved_rotation=own_turn)  # fmt: skip
 
 
 def _video_path(geometry: Geometry, name: str) -> np.ndarray:

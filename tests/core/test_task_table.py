@@ -90,7 +90,7 @@ def test_stack_reads_the_physics_nested_or_on_top_carried_and_standing() -> None
 
 def test_an_unknown_type_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(
-        Exception, match="unknown task type 'pour'; use one of place_in, place_on, stack, lift"
+        Exception, match="unknown task type 'pour'; use one of place_in, place_on, stack, hang, lift"
     ):
         task_type("pour")
 

@@ -1,0 +1,252 @@
+"""Fitting a rack (a mug tree: :mod:`.kinds.rack`) to its masks and depth.
+
+A rack is no box: its silhouette is a post with pegs sticking out, far from its convex hull, so it is
+fitted in two steps. Its depth points give the parts: the post is the column of points that reaches
+highest over the table, its axis behind the points the camera sees on it by the post's radius (the
+mask's width there); the base is what stays low round the post's foot; the pegs are the points well
+away from the post above the base, grouped by their direction about it, each group's line (its
+principal axis) giving the peg's azimuth and elevation and where it meets the post its height. Then
+every number is refined together against the silhouettes (the union of the pieces' outlines, filled,
+against each view's mask) and the depth (the points' distance to the cylinders).
+
+Without depth a rack is not fitted (a mug tree's size is not given in a way a single silhouette could
+be scaled by): the error says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+from scipy.optimize import minimize
+
+from ..demo import Camera
+from .camera import pose_matrix, project, transform, yaw_rotation
+from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points, _camera_centre, _sample
+from .kinds import rack
+from .shapes import Shape
+
+COLUMN_BIN = 0.005
+"""m: the grid (seen from above) in which the post's column of points is looked for."""
+PEG_CLEARANCE = 0.015
+"""m: a point this far beyond the post's surface, above the base, is on a peg."""
+PEG_SECTOR = math.radians(15.0)
+"""rad: the directions about the post in which the pegs' points are grouped."""
+PEG_MIN_POINTS = 12
+"""Depth points a peg needs."""
+BASE_LAYER = 0.03
+"""m: points below this height near the post's foot are the base's."""
+MIN_RADIUS = 0.002
+"""m: the thinnest post or peg a fit may make."""
+SILHOUETTE_VIEWS = 4
+"""Views the refinement's silhouette term uses (spread over the rest frames; each costs a fill)."""
+
+
+class RackFitError(ValueError):
+    """The views do not show a rack: too few depth points, no post or no peg."""
+
+
+def _post_column(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The post's column: ``(xy (2,) of the grid cell that spans the most height, the points within 2.5 cm
+    of it that stand above the base)``."""
+    cells = np.floor(points[:, :2] / COLUMN_BIN).astype(np.int64)
+    layers = np.floor(points[:, 2] / COLUMN_BIN).astype(np.int64)
+    keys, inverse = np.unique(cells, axis=0, return_inverse=True)
+    spans = np.zeros(len(keys))
+    for k in range(len(keys)):
+        spans[k] = len(np.unique(layers[inverse.ravel() == k]))
+    # A 3x3 neighbourhood's span: a post 2 cm across spreads over a few cells.
+    best = keys[np.argmax([spans[np.all(np.abs(keys - key) <= 1, axis=1)].sum() for key in keys])]
+    centre = (best + 0.5) * COLUMN_BIN
+    near = np.hypot(*(points[:, :2] - centre).T) < 0.025
+    return centre, points[near & (points[:, 2] > BASE_LAYER)]
+
+
+def _post_radius(views: list[RestView], camera: Camera, axis_xy: np.ndarray, z0: float, z1: float) -> float:
+    """m: half the mask's width across the post between heights ``z0`` and ``z1`` (the rows where the
+    post alone crosses the mask: the median run of mask pixels through the post's projected axis)."""
+    widths = []
+    for view in views[:SILHOUETTE_VIEWS]:
+        heights = np.linspace(z0, z1, 12)
+        axis = np.c_[np.tile(axis_xy, (len(heights), 1)), heights]
+        in_camera = transform(view.camera_from_world, axis)
+        pixels = project(camera, in_camera)
+        mask = view.mask
+        for (u, v), depth in zip(pixels, in_camera[:, 2], strict=True):
+            row, column = int(round(v)), int(round(u))
+            if not (0 <= row < mask.shape[0] and 0 <= column < mask.shape[1]) or not mask[row, column]:
+                continue
+            line = mask[row]
+            left = column
+            while left > 0 and line[left - 1]:
+                left -= 1
+            right = column
+            while right < len(line) - 1 and line[right + 1]:
+                right += 1
+            widths.append((right - left + 1) * depth / camera.fx)
+    if not widths:
+        return 0.01
+    return max(float(np.median(widths)) / 2, MIN_RADIUS)
+
+
+def _pegs(points: np.ndarray, axis_xy: np.ndarray, post_radius: float, base_top: float) -> list[dict]:
+    """Each peg's azimuth (world), elevation, height on the post and reach, from the points off the post."""
+    offset = points[:, :2] - axis_xy
+    away = np.hypot(*offset.T)
+    off = points[(away > post_radius + PEG_CLEARANCE) & (points[:, 2] > base_top + 0.02)]
+    if len(off) < PEG_MIN_POINTS:
+        return []
+    angles = np.arctan2(off[:, 1] - axis_xy[1], off[:, 0] - axis_xy[0])
+    sectors = np.floor((angles + math.pi) / PEG_SECTOR).astype(int)
+    count = int(round(2 * math.pi / PEG_SECTOR))
+    filled = np.bincount(sectors % count, minlength=count) >= 3
+    # Runs of filled sectors round the circle, each one peg.
+    start = int(np.argmin(filled)) if not filled.all() else 0
+    groups, run = [], []
+    for step in range(count):
+        sector = (start + step) % count
+        if filled[sector]:
+            run.append(sector)
+        elif run:
+            groups.append(run)
+            run = []
+    if run:
+        groups.append(run)
+    pegs = []
+    for group in groups:
+        chosen = off[np.isin(sectors % count, group)]
+        if len(chosen) < PEG_MIN_POINTS:
+            continue
+        centre = chosen.mean(axis=0)
+        _, _, axes = np.linalg.svd(chosen - centre, full_matrices=False)
+        direction = axes[0]
+        if np.dot(direction[:2], centre[:2] - axis_xy) < 0:
+            direction = -direction
+        horizontal = float(np.hypot(*direction[:2]))
+        elevation = math.atan2(direction[2], horizontal)
+        # Where the line meets the post's axis: back along it by the centre's distance from the axis.
+        back = float(np.hypot(*(centre[:2] - axis_xy))) / max(horizontal, 1e-6)
+        height = float(centre[2] - back * direction[2])
+        reach = float(np.max((chosen - (centre - back * direction)) @ direction))
+        azimuth = math.atan2(direction[1], direction[0])
+        pegs.append({"azimuth": azimuth, "elevation": elevation, "height": height, "reach": reach,
+                     "points": len(chosen)})  # fmt: skip
+    return sorted(pegs, key=lambda p: p["height"])
+
+
+def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple[np.ndarray, dict]:
+    """The post's axis (world xy) and the rack's parameters (world azimuths) from the points."""
+    axis_xy, column = _post_column(points)
+    if len(column) < PEG_MIN_POINTS:
+        raise RackFitError("no post found in the rack's depth: no column of points rises from the table")
+    top = float(np.percentile(column[:, 2], 99))
+    low = points[(np.hypot(*(points[:, :2] - axis_xy).T) < 0.15) & (points[:, 2] < BASE_LAYER)]
+    base_top = float(np.percentile(low[:, 2], 90)) if len(low) >= PEG_MIN_POINTS else 0.01
+    post_radius = _post_radius(views, camera, axis_xy, base_top + 0.03, top - 0.02)
+    # The camera sees the post's near side: its axis is a radius further from the camera.
+    toward = _camera_centre(views)[:2] - axis_xy
+    surface = np.median(column[:, :2], axis=0)
+    axis_xy = surface - post_radius * toward / max(np.linalg.norm(toward), 1e-9)
+    base_radius = (
+        float(np.percentile(np.hypot(*(low[:, :2] - axis_xy).T), 95)) if len(low) >= PEG_MIN_POINTS else 0.05
+    )
+    pegs = _pegs(points, axis_xy, post_radius, base_top)
+    if not pegs:
+        raise RackFitError("no peg found on the rack: no depth points stand off its post above its base")
+    params = {
+        "base_radius": max(base_radius, post_radius),
+        "base_thickness": max(base_top, 0.004),
+        "post_radius": post_radius,
+        "post_height": max(top, max(p["height"] for p in pegs)),
+        "peg_radius": max(0.4 * post_radius, MIN_RADIUS),
+        "peg_length": float(np.median([p["reach"] for p in pegs])),
+        "peg_elevation": float(np.median([p["elevation"] for p in pegs])),
+        "peg_count": float(len(pegs)),
+    }
+    for i, peg in enumerate(pegs):
+        params[rack.peg_key(i, "peg_height")] = peg["height"]
+        params[rack.peg_key(i, "peg_azimuth")] = peg["azimuth"]
+    return axis_xy, params
+
+
+def _fill(shape: Shape, world_from_post: np.ndarray, view: RestView, camera: Camera) -> np.ndarray:
+    """The posed rack's silhouette in ``view``: each piece's projected outline filled, as a bool mask."""
+    filled = np.zeros(view.mask.shape, np.uint8)
+    camera_from_local = (
+        view.camera_from_world @ world_from_post @ pose_matrix(-rack.post_offset(shape), np.eye(3))
+    )
+    angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    for piece in shape.collision_pieces():
+        radius, half_height, _ = piece.size
+        ring = np.c_[radius * np.cos(angles), radius * np.sin(angles), np.zeros(len(angles))]
+        ends = np.concatenate([(ring + [0.0, 0.0, e]) @ piece.rotation().T + piece.position
+                               for e in (-half_height, half_height)])  # fmt: skip
+        in_camera = transform(camera_from_local, ends)
+        if np.any(in_camera[:, 2] <= 1e-3):
+            continue
+        hull = cv2.convexHull(project(camera, in_camera).astype(np.float32))
+        cv2.fillConvexPoly(filled, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
+    return filled.astype(bool)
+
+
+def _to_params(x: np.ndarray, fixed: dict, pegs: int) -> dict:
+    """The refined vector -> the rack's parameters in its post frame (azimuths about the first peg's)."""
+    params = dict(fixed)
+    names = ("post_radius", "post_height", "peg_radius", "peg_length", "peg_elevation")
+    for name, value in zip(names, x[2:7], strict=True):
+        params[name] = float(value)
+    for name in ("post_radius", "peg_radius"):
+        params[name] = max(abs(params[name]), MIN_RADIUS)
+    params["peg_length"] = max(abs(params["peg_length"]), 2 * params["post_radius"])
+    for i in range(pegs):
+        params[rack.peg_key(i, "peg_height")] = float(x[7 + 2 * i])
+        params[rack.peg_key(i, "peg_azimuth")] = float(x[8 + 2 * i])
+    params["post_height"] = max(params["post_height"], params["base_thickness"] + 0.01)
+    return params
+
+
+def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+    """Fits a mug tree: its base, post and pegs (:mod:`.kinds.rack`), upright on the table.
+
+    Raises:
+        RackFitError: No depth, or the depth shows no post or no peg (the message says which).
+    """
+    points = _all_points(views)
+    if not all(v.from_depth for v in views) or len(points) < 3 * PEG_MIN_POINTS:
+        raise RackFitError(
+            "a rack is fitted from depth: this video has none for it (give a mesh: shape 'mesh')"
+        )
+    axis_xy, params = _initial(views, camera, points)
+    pegs = int(params["peg_count"])
+    fixed = {k: params[k] for k in ("base_radius", "base_thickness", "peg_count")}
+    start = [axis_xy[0], axis_xy[1], *(params[k] for k in ("post_radius", "post_height", "peg_radius",
+             "peg_length", "peg_elevation"))]  # fmt: skip
+    for i in range(pegs):
+        start += [params[rack.peg_key(i, "peg_height")], params[rack.peg_key(i, "peg_azimuth")]]
+    chosen = [views[int(i)] for i in np.linspace(0, len(views) - 1, min(SILHOUETTE_VIEWS, len(views)))]
+    sample = _sample(views, points)
+
+    def loss(x: np.ndarray) -> float:
+        shape = Shape(rack.RACK.name, (1.0, 1.0, 1.0), _to_params(x, fixed, pegs))
+        world_from_post = pose_matrix(np.array([x[0], x[1], 0.0]), np.eye(3))
+        error = 0.0
+        for view in chosen:
+            model = _fill(shape, world_from_post, view, camera)
+            union = np.logical_or(model, view.mask).sum()
+            error += 1.0 - (np.logical_and(model, view.mask).sum() / union if union else 0.0)
+        local = sample - [x[0], x[1], 0.0] + rack.post_offset(shape)
+        gap = np.minimum(np.abs(shape.surface_distance(local)), DEPTH_CAP)
+        return error / len(chosen) + 0.5 * float(gap.mean()) / DEPTH_CAP
+
+    result = minimize(loss, np.asarray(start), method="Nelder-Mead",
+                      options={"xatol": 2e-4, "fatol": 1e-5, "maxiter": 400 * len(start)})  # fmt: skip
+    params = _to_params(result.x, fixed, pegs)
+    # The rack's frame: yawed so its first peg runs along its local +x.
+    yaw = params[rack.peg_key(0, "peg_azimuth")]
+    for i in range(pegs):
+        key = rack.peg_key(i, "peg_azimuth")
+        params[key] = math.remainder(params[key] - yaw, 2 * math.pi)
+    shape = Shape(rack.RACK.name, rack.size_of(params), params, fit_error=float(result.fun))
+    centre = np.array([result.x[0], result.x[1], 0.0]) - yaw_rotation(yaw) @ rack.post_offset(shape)
+    return FittedObject(shape, centre, float(yaw))
