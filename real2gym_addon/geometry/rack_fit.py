@@ -35,6 +35,10 @@ PEG_SECTOR = math.radians(15.0)
 """rad: the directions about the post in which the pegs' points are grouped."""
 PEG_MIN_POINTS = 12
 """Depth points a peg needs."""
+PEG_MIN_SPAN = 0.025
+"""m: a peg's points spread at least this far along their line ..."""
+PEG_SHAPE = 4.0
+"""... and at least this many times their scatter across it (RMS)."""
 BASE_LAYER = 0.03
 """m: points below this height near the post's foot are the base's."""
 MIN_RADIUS = 0.002
@@ -113,25 +117,34 @@ def _pegs(points: np.ndarray, axis_xy: np.ndarray, post_radius: float, base_top:
             run = []
     if run:
         groups.append(run)
-    pegs = []
+    # Each group's points about the post: their distance out from its axis (rho) and height (z) lie on a
+    # line z = height + tan(elevation) * rho. A peg seen end on (pointing at the camera) spreads little in
+    # rho and its depth noise runs along its length: its slope is not trusted, the others' shared one is.
+    found = []
     for group in groups:
         chosen = off[np.isin(sectors % count, group)]
         if len(chosen) < PEG_MIN_POINTS:
             continue
-        centre = chosen.mean(axis=0)
-        _, _, axes = np.linalg.svd(chosen - centre, full_matrices=False)
-        direction = axes[0]
-        if np.dot(direction[:2], centre[:2] - axis_xy) < 0:
-            direction = -direction
-        horizontal = float(np.hypot(*direction[:2]))
-        elevation = math.atan2(direction[2], horizontal)
-        # Where the line meets the post's axis: back along it by the centre's distance from the axis.
-        back = float(np.hypot(*(centre[:2] - axis_xy))) / max(horizontal, 1e-6)
-        height = float(centre[2] - back * direction[2])
-        reach = float(np.max((chosen - (centre - back * direction)) @ direction))
-        azimuth = math.atan2(direction[1], direction[0])
-        pegs.append({"azimuth": azimuth, "elevation": elevation, "height": height, "reach": reach,
-                     "points": len(chosen)})  # fmt: skip
+        rho = np.hypot(*(chosen[:, :2] - axis_xy).T)
+        slope, height = np.polyfit(rho, chosen[:, 2], 1)
+        residual = chosen[:, 2] - (height + slope * rho)
+        across = float(np.sqrt(np.mean(residual**2)))
+        if np.ptp(rho) < PEG_MIN_SPAN and np.ptp(chosen[:, 2]) < PEG_MIN_SPAN:
+            continue  # a blob, not a line of points along a peg
+        angles_in = np.arctan2(chosen[:, 1] - axis_xy[1], chosen[:, 0] - axis_xy[0])
+        azimuth = math.atan2(np.sin(angles_in).mean(), np.cos(angles_in).mean())
+        found.append({"azimuth": azimuth, "rho": rho, "z": chosen[:, 2], "slope": float(slope),
+                      "trusted": np.ptp(rho) >= PEG_MIN_SPAN and np.ptp(rho) >= PEG_SHAPE * across})  # fmt: skip
+    if not found:
+        return []
+    slopes = [peg["slope"] for peg in found if peg["trusted"]] or [peg["slope"] for peg in found]
+    elevation = math.atan(max(float(np.median(slopes)), 0.0))
+    pegs = []
+    for peg in found:
+        height = float(np.median(peg["z"] - math.tan(elevation) * peg["rho"]))
+        reach = float(np.percentile(peg["rho"], 98)) / math.cos(elevation)
+        pegs.append({"azimuth": peg["azimuth"], "elevation": elevation, "height": height, "reach": reach,
+                     "points": len(peg["rho"])})  # fmt: skip
     return sorted(pegs, key=lambda p: p["height"])
 
 

@@ -137,7 +137,8 @@ CHECKS: dict[str, Check] = {
             needs="place_in: the object inside the container's inner radius, below its rim, resting within 1 cm "
             "of its inner bottom at the end (inside a cabinet's or drawer's cavity, on its floor); place_on: "
             "resting on the target's top; stack: nested in or on top of the target, which carries 90 % of its weight "
-            "and stands within 10 degrees of how it started; lift: risen more than 2 cm; open / close: the part's joint ends past "
+            "and stands within 10 degrees of how it started; hang: the target carries 90 % of its weight, its lowest "
+            "point 1 cm clear of the table and a rack's base; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),
             suggest=suggestions.container_opening,
