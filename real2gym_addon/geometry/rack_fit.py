@@ -25,6 +25,7 @@ from ..demo import Camera
 from .camera import pose_matrix, project, transform, yaw_rotation
 from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points, _camera_centre, _sample
 from .kinds import rack
+from .pieces import GEOM_CYLINDER, CollisionPiece
 from .shapes import Shape
 
 COLUMN_BIN = 0.005
@@ -41,6 +42,14 @@ PEG_SHAPE = 4.0
 """... and at least this many times their scatter across it (RMS)."""
 BASE_LAYER = 0.03
 """m: points below this height near the post's foot are the base's."""
+DEFAULT_ELEVATION = math.radians(20.0)
+"""rad: a peg's elevation where no peg's depth measured it (a mug tree's are 15 to 30 degrees)."""
+PEG_LENGTHS = (0.03, 0.2)
+"""m: the shortest and longest peg a mask's protrusion is read as."""
+MAX_ELEVATION = math.radians(60.0)
+"""rad: the steepest a peg found in the mask may rise."""
+PEG_MIN_PIXELS = 6
+"""Mask pixels outside the post and the base that a peg needs."""
 MIN_RADIUS = 0.002
 """m: the thinnest post or peg a fit may make."""
 SILHOUETTE_VIEWS = 4
@@ -148,6 +157,116 @@ def _pegs(points: np.ndarray, axis_xy: np.ndarray, post_radius: float, base_top:
     return sorted(pegs, key=lambda p: p["height"])
 
 
+def _post_fill(view: RestView, camera: Camera, post: tuple) -> np.ndarray:
+    """The post's and the base's silhouette in ``view`` (bool), from ``post``: ``(axis_xy, post_radius,
+    base_radius, base_top, top)``."""
+    axis_xy, radius, base_radius, base_top, top = post
+    pieces = [CollisionPiece(GEOM_CYLINDER, (base_radius, base_top / 2, 0.0), (axis_xy[0], axis_xy[1], base_top / 2)),
+              CollisionPiece(GEOM_CYLINDER, (radius, top / 2, 0.0), (axis_xy[0], axis_xy[1], top / 2))]  # fmt: skip
+    return _fill_pieces(pieces, view.camera_from_world, view.mask.shape, camera)
+
+
+def _fill_pieces(pieces, camera_from_frame: np.ndarray, shape: tuple, camera: Camera) -> np.ndarray:
+    """Cylinder pieces (in the frame ``camera_from_frame`` maps from) projected and filled: a bool mask."""
+    filled = np.zeros(shape, np.uint8)
+    angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    for piece in pieces:
+        radius, half_height, _ = piece.size
+        ring = np.c_[radius * np.cos(angles), radius * np.sin(angles), np.zeros(len(angles))]
+        ends = np.concatenate([(ring + [0.0, 0.0, e]) @ piece.rotation().T + np.asarray(piece.position)
+                               for e in (-half_height, half_height)])  # fmt: skip
+        in_camera = transform(camera_from_frame, ends)
+        if np.any(in_camera[:, 2] <= 1e-3):
+            continue
+        hull = cv2.convexHull(project(camera, in_camera).astype(np.float32))
+        cv2.fillConvexPoly(filled, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
+    return filled.astype(bool)
+
+
+def _peg_pieces(axis_xy: np.ndarray, pegs: list[dict], length: float, radius: float) -> list[CollisionPiece]:
+    """Pegs found so far as cylinder pieces in the world frame."""
+    pieces = []
+    for peg in pegs:
+        direction = rack.peg_direction(peg["elevation"], peg["azimuth"])
+        middle = np.array([axis_xy[0], axis_xy[1], peg["height"]]) + direction * length / 2
+        pieces.append(CollisionPiece(GEOM_CYLINDER, (radius, length / 2, 0.0), tuple(middle), yaw=peg["azimuth"],
+                                     tilt=math.pi / 2 - peg["elevation"]))  # fmt: skip
+    return pieces
+
+
+def _pegs_from_mask(
+    view: RestView, camera: Camera, post: tuple, elevation: float, length: float | None, known: list[dict]
+) -> list[dict]:
+    """Pegs the depth missed (a peg a few pixels across loses most of its readings at its edges), from the
+    mask: each part of it outside the post, the base and the pegs found, left after an opening, is a peg.
+    Its pixel nearest the post's projected axis is its root, whose height is where that axis passes it;
+    its pixel farthest out is its tip, on the ray through which the peg's line (from the root, at the
+    shared elevation) is found; of two such points (a peg towards or away from the camera), the one whose
+    length is nearer the others' (or whose depth the few readings on it agree with)."""
+    axis_xy, radius, _, base_top, top = post
+    explained = _post_fill(view, camera, post)
+    if known:
+        peg_radius = max(0.4 * radius, MIN_RADIUS)
+        explained |= _fill_pieces(_peg_pieces(axis_xy, known, length or 0.1, peg_radius), view.camera_from_world,
+                                  view.mask.shape, camera)  # fmt: skip
+    explained = cv2.dilate(explained.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+    rest = (view.mask & ~explained).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    world_from_camera = np.linalg.inv(view.camera_from_world)
+    centre = world_from_camera[:3, 3]
+    heights = np.arange(base_top, top + 1e-9, 0.001)
+    axis_pixels = project(
+        camera, transform(view.camera_from_world, np.c_[np.tile(axis_xy, (len(heights), 1)), heights])
+    )
+    found = []
+    for label in range(1, count):
+        if stats[label, cv2.CC_STAT_AREA] < PEG_MIN_PIXELS:
+            continue
+        v, u = np.nonzero(labels == label)
+        pixels = np.c_[u, v].astype(float)
+        gaps = np.linalg.norm(pixels[:, None, :] - axis_pixels[None, :, :], axis=2)
+        tip_pixel = pixels[np.argmax(gaps.min(axis=1))]
+        # The root: where the pixels' line meets the post's projected axis (the pixels next to the post are
+        # cut away with it, and a sliver of a post fitted a pixel off may join them).
+        middle = pixels.mean(axis=0)
+        _, _, axes = np.linalg.svd(pixels - middle, full_matrices=False)
+        line = axes[0]
+        across = np.abs((axis_pixels - middle) @ np.array([-line[1], line[0]]))
+        height = float(heights[np.argmin(across)])
+        ray = world_from_camera[:3, :3] @ np.array([(tip_pixel[0] - camera.cx) / camera.fx,
+                                                    (tip_pixel[1] - camera.cy) / camera.fy, 1.0])  # fmt: skip
+        root = np.array([axis_xy[0], axis_xy[1], height])
+        if length is not None:  # the tip is on the ray, the pegs' shared length from the root
+            offset = centre - root
+            b, c = float(ray @ offset), float(offset @ offset) - length**2
+            roots = [-b - math.sqrt(b * b - c), -b + math.sqrt(b * b - c)] if b * b >= c else []
+            tips = [centre + t * ray for t in roots if t > 0]
+            rises = [math.asin(np.clip((tip[2] - height) / length, -1.0, 1.0)) for tip in tips]
+            choices = [(abs(rise - elevation), tip) for tip, rise in zip(tips, rises, strict=True)
+                       if 0.0 <= rise <= MAX_ELEVATION]  # fmt: skip
+            if not choices:
+                continue
+            tip = min(choices, key=lambda choice: choice[0])[1]
+            reach = length
+        else:  # the tip is on the ray, at the elevation the others share (or the default)
+            ts = np.arange(0.1, 3.0, 0.0005)
+            along = centre + ts[:, None] * ray
+            out = np.hypot(along[:, 0] - axis_xy[0], along[:, 1] - axis_xy[1])
+            residual = along[:, 2] - height - math.tan(elevation) * out
+            candidates = [
+                (float(out[k]) / math.cos(elevation), along[k])
+                for k in np.nonzero(np.diff(np.sign(residual)))[0]
+            ]
+            candidates = [c for c in candidates if PEG_LENGTHS[0] <= c[0] <= PEG_LENGTHS[1]]
+            if not candidates:
+                continue
+            reach, tip = min(candidates, key=lambda c: c[0])
+        azimuth = math.atan2(tip[1] - axis_xy[1], tip[0] - axis_xy[0])
+        found.append({"azimuth": azimuth, "elevation": elevation, "height": height, "reach": reach,
+                      "points": 0, "pixels": int(len(u))})  # fmt: skip
+    return found
+
+
 def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple[np.ndarray, dict]:
     """The post's axis (world xy) and the rack's parameters (world azimuths) from the points."""
     axis_xy, column = _post_column(points)
@@ -165,8 +284,13 @@ def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple
         float(np.percentile(np.hypot(*(low[:, :2] - axis_xy).T), 95)) if len(low) >= PEG_MIN_POINTS else 0.05
     )
     pegs = _pegs(points, axis_xy, post_radius, base_top)
+    elevation = float(np.median([p["elevation"] for p in pegs])) if pegs else DEFAULT_ELEVATION
+    length = float(np.median([p["reach"] for p in pegs])) if pegs else None
+    post = (axis_xy, post_radius, base_radius, base_top, top)
+    pegs += _pegs_from_mask(views[0], camera, post, elevation, length, pegs)
     if not pegs:
-        raise RackFitError("no peg found on the rack: no depth points stand off its post above its base")
+        raise RackFitError("no peg found on the rack: neither its depth nor its mask stands off its post")
+    pegs.sort(key=lambda p: p["height"])
     params = {
         "base_radius": max(base_radius, post_radius),
         "base_thickness": max(base_top, 0.004),
@@ -174,7 +298,7 @@ def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple
         "post_height": max(top, max(p["height"] for p in pegs)),
         "peg_radius": max(0.4 * post_radius, MIN_RADIUS),
         "peg_length": float(np.median([p["reach"] for p in pegs])),
-        "peg_elevation": float(np.median([p["elevation"] for p in pegs])),
+        "peg_elevation": elevation,
         "peg_count": float(len(pegs)),
     }
     for i, peg in enumerate(pegs):

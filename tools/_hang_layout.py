@@ -1,0 +1,217 @@
+"""Draw the hang scene of a seed (``_hang_scene``): the mug tree, the mug, the peg, the sides, the camera.
+
+The draws follow the ranges of a real mug tree and mug (metres, radians): base radius 0.06-0.08 and
+thickness 0.012-0.02, post radius 0.008-0.012 and height 0.26-0.34 (at least 2 cm above the highest peg),
+2 or 3 pegs of radius 0.004-0.006 and length 0.08-0.11 rising 15-30 degrees, 0.14-0.28 high at least 5 cm
+apart and at least 100 degrees apart round the post; a mug of outer radius 0.035-0.042, height 0.08-0.10,
+wall 0.004-0.005, bottom 0.005-0.007, 0.25-0.35 kg, its handle reaching 2.5-3.2 cm past the wall, 6-8 mm
+thick, 12-16 mm wide, its loop 4.2-5 cm tall. Some draws are narrowed so that the script can work: the
+loop leaves the peg ``LOOP_SPARE`` on each side, a peg is long enough to hang the mug ``POST_SPARE`` clear
+of the post and ``TIP_SPARE`` inside its tip, the mug is hung on a peg high enough to clear the base, and
+it starts where the hand above it clears the tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from _hang_scene import HangLayout, Mug, Rack, rotation_z
+
+LOOP_SPARE = 0.004  # at least this much room (m) on each side of the peg in the handle's loop
+POST_SPARE = 0.015  # the hanging mug's wall this far (m) from the post's surface
+TIP_SPARE = 0.012  # the handle this far (m) inside the peg's tip
+HAND_REACH = 0.11  # the palm's farthest corner from the grasp centre, seen from above (m)
+
+
+def _peg_heights(rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` heights in 0.14-0.28 m at least 5 cm apart, in random order."""
+    slack = 0.14 - 0.05 * (count - 1)
+    gaps = rng.dirichlet(np.ones(count + 1)) * slack
+    heights = 0.14 + np.cumsum(gaps[:count]) + 0.05 * np.arange(count)
+    return rng.permutation(heights)
+
+
+def _peg_azimuths(rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` azimuths (rad) at least 100 degrees apart round the post."""
+    free = 360.0 - 100.0 * count
+    gaps = 100.0 + rng.dirichlet(np.ones(count)) * free
+    first = rng.uniform(0, 360)
+    return np.deg2rad((first + np.r_[0.0, np.cumsum(gaps[:-1])]) % 360.0)
+
+
+def sample_mug(rng: np.random.Generator, peg_radius: float) -> Mug:
+    """Draw a mug whose handle's loop lets a peg of ``peg_radius`` through with room to spare."""
+    r, h = rng.uniform(0.035, 0.042), rng.uniform(0.08, 0.10)
+    t, width = rng.uniform(0.006, 0.008), rng.uniform(0.012, 0.016)
+    extra = rng.uniform(max(0.025, t + 2 * peg_radius + 2 * LOOP_SPARE), 0.032)
+    top = h - rng.uniform(0.008, 0.014)
+    opening = rng.uniform(0.042, max(0.042, min(0.05, top - 2 * t - 0.008)))
+    return Mug(
+        outer_radius=float(r),
+        wall=float(rng.uniform(0.004, 0.005)),
+        bottom=float(rng.uniform(0.005, 0.007)),
+        height=float(h),
+        handle_reach=float(r + extra),
+        handle_bottom=float(top - 2 * t - opening),
+        handle_top=float(top),
+        handle_thickness=float(t),
+        handle_width=float(width),
+        mass=float(rng.uniform(0.25, 0.35)),
+        xy=np.zeros(2),
+        yaw=0.0,
+    )
+
+
+def sample_layout(
+    rng: np.random.Generator,
+    peg_count: int | None = None,
+    peg_length: float | None = None,
+    miss: float = 0.0,
+    camera_azimuth: float | None = None,
+    camera_elevation: float | None = None,
+) -> HangLayout:
+    """Draw the seed's rack, mug, peg, sides and camera direction (its distance comes with ``place_camera``).
+
+    Args:
+        rng: Random generator of the seed.
+        peg_count: 2 or 3 pegs; None draws it.
+        peg_length: The pegs' length (m); None draws it long enough for the mug.
+        miss: Let go this far short of the peg's tip (m); 0 hangs the mug.
+        camera_azimuth: World azimuth of the camera (rad); None draws it beside the peg.
+        camera_elevation: The camera's elevation (rad); None draws 15-35 degrees.
+
+    Raises:
+        ValueError: If a given peg length is too short to hang the mug clear of the post.
+    """
+    count = int(peg_count if peg_count is not None else rng.choice([2, 3]))
+    heights, azimuths = _peg_heights(rng, count), _peg_azimuths(rng, count)
+    elevation = np.deg2rad(rng.uniform(15, 30))
+    peg_radius, post_radius = rng.uniform(0.004, 0.006), rng.uniform(0.008, 0.012)
+    mug = sample_mug(rng, peg_radius)
+    reach = mug.outer_radius + post_radius + POST_SPARE
+    shortest = (reach + mug.handle_width / 2 + TIP_SPARE) / np.cos(elevation)
+    if peg_length is None:
+        peg_length = rng.uniform(max(0.08, shortest), max(0.11, shortest))
+    elif peg_length < shortest:
+        raise ValueError(
+            f"a {peg_length * 100:.1f} cm peg is too short to hang this mug clear of the post "
+            f"(it needs {shortest * 100:.1f} cm; raise --peg-length)"
+        )
+    rack = Rack(
+        base_radius=float(rng.uniform(0.06, 0.08)),
+        base_thickness=float(rng.uniform(0.012, 0.02)),
+        post_radius=float(post_radius),
+        post_height=float(rng.uniform(max(0.26, heights.max() + 0.02), 0.34)),
+        peg_radius=float(peg_radius),
+        peg_length=float(peg_length),
+        peg_elevation=float(elevation),
+        peg_heights=tuple(float(h) for h in heights),
+        peg_azimuths=tuple(float(a) for a in azimuths),
+        foot=np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05), 0.0]),
+        yaw=float(rng.uniform(-np.pi, np.pi)),
+    )
+    # The mug hangs below its peg by at most its far bottom edge's distance from the handle's top inner
+    # corner: only pegs high enough keep it clear of the base.
+    drop = np.hypot(2 * mug.outer_radius, mug.handle_top)
+    high = [
+        i for i, h in enumerate(heights) if h + reach * np.tan(elevation) - drop > rack.base_thickness + 0.025
+    ]
+    peg = int(rng.choice(high)) if high else int(np.argmax(heights))
+    peg_azimuth = rack.yaw + rack.peg_azimuths[peg]
+    if camera_azimuth is None:
+        side = int(rng.choice([-1, 1]))
+        camera_azimuth = peg_azimuth + side * np.deg2rad(rng.uniform(45, 70))
+    else:
+        side = 1 if np.sin(camera_azimuth - peg_azimuth) >= 0 else -1
+    if camera_elevation is None:
+        camera_elevation = np.deg2rad(rng.uniform(15, 35))
+    mug = _place_mug(rng, rack, mug, peg_azimuth, side)
+    return HangLayout(
+        rack=rack,
+        mug=mug,
+        peg=peg,
+        side=side,
+        reach=float(reach),
+        miss=float(miss),
+        colours=_colours(rng),
+        camera_azimuth=float(camera_azimuth),
+        camera_elevation=float(camera_elevation),
+    )
+
+
+def _hand_room(rack: Rack, xy: np.ndarray) -> float:
+    """Level distance (m) from ``xy`` (world) to the rack's post and pegs, less their radii."""
+    points = [rack.foot]
+    for index in range(len(rack.peg_heights)):
+        root, tip = rack.peg_ends(index)
+        points += list(rack.to_world(np.linspace(root, tip, 12)))
+    distance = np.linalg.norm(np.array(points)[:, :2] - xy, axis=1)
+    return float(min(distance[0] - rack.post_radius, distance[1:].min() - rack.peg_radius))
+
+
+def _place_mug(rng: np.random.Generator, rack: Rack, mug: Mug, peg_azimuth: float, side: int) -> Mug:
+    """The mug on the table beyond the peg's tip, on the side away from the camera, turned within 35 degrees
+    of how it hangs, where the hand above it (while it grasps and lifts) clears the post and the pegs."""
+    tip = rack.peg_length * np.cos(rack.peg_elevation)
+    away = np.deg2rad(rng.uniform(15, 40))
+    distance = (tip + mug.outer_radius + 0.035) / np.cos(away) + rng.uniform(0, 0.05)
+    start = peg_azimuth - side * away
+    yaw = float(peg_azimuth + side * np.pi / 2 + np.deg2rad(rng.uniform(-35, 35)))
+    while True:
+        xy = rack.foot[:2] + distance * np.array([np.cos(start), np.sin(start)])
+        grasp = xy + (rotation_z(yaw) @ mug.grasp)[:2]
+        if _hand_room(rack, grasp) > HAND_REACH + 0.01:
+            return replace(mug, xy=xy, yaw=yaw)
+        distance += 0.01
+
+
+def _colours(rng: np.random.Generator) -> dict[str, list[float]]:
+    """A glazed mug's colour and a wooden or painted rack's."""
+    glazes = [[0.92, 0.9, 0.85], [0.75, 0.16, 0.12], [0.16, 0.32, 0.7], [0.2, 0.55, 0.35], [0.95, 0.75, 0.2]]
+    mug = np.clip(np.array(glazes[rng.integers(len(glazes))]) * rng.uniform(0.92, 1.05), 0, 1)
+    wood = np.clip(np.array([0.55, 0.36, 0.2]) * rng.uniform(0.7, 1.2), 0, 1)
+    rack = wood if rng.uniform() < 0.7 else np.full(3, rng.uniform(0.12, 0.2))
+    return {"mug": [*mug.tolist(), 1.0], "rack": [*rack.tolist(), 1.0]}
+
+
+def look_from(
+    target: np.ndarray, azimuth: float, elevation: float, distance: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Camera position and world-from-camera rotation (OpenCV axes) looking at ``target`` (world, m) from
+    ``distance`` metres at ``azimuth`` (from world +x about z) and ``elevation`` (rad)."""
+    direction = np.array(
+        [np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth), np.sin(elevation)]
+    )
+    eye = target + distance * direction
+    forward = -direction
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    return eye, np.stack([right, np.cross(forward, right), forward], axis=1)
+
+
+def place_camera(layout: HangLayout, points: np.ndarray, distance: float, margin: float = 0.05) -> HangLayout:
+    """The layout with its camera ``distance`` metres from the middle of ``points``, or farther (1 cm steps)
+    until every point is inside the image, ``margin`` of its size from the edges.
+
+    Args:
+        layout: The scene with its camera's direction, ``fovy``, ``width`` and ``height``.
+        points: What must be seen, world frame (m), (N, 3).
+        distance: The nearest distance to try (m).
+        margin: Share of the image size kept free at each edge.
+
+    Raises:
+        ValueError: If no distance up to 3 m frames them.
+    """
+    target = (points.min(axis=0) + points.max(axis=0)) / 2
+    focal = (layout.height / 2) / np.tan(np.deg2rad(layout.fovy) / 2)
+    size = np.array([layout.width, layout.height])
+    for step in np.arange(distance, 3.0, 0.01):
+        eye, rot = look_from(target, layout.camera_azimuth, layout.camera_elevation, step)
+        cam = (points - eye) @ rot
+        if (cam[:, 2] < 0.1).any():
+            continue
+        pixels = focal * cam[:, :2] / cam[:, 2:] + (size - 1) / 2
+        if (pixels >= margin * size).all() and (pixels <= (1 - margin) * size).all():
+            return replace(layout, camera_pos=eye, camera_rot=rot)
+    raise ValueError("no camera within 3 m frames the rack, the mug and the hand (raise --fovy)")

@@ -1,0 +1,163 @@
+"""MuJoCo model of the hang scene (``_hang_scene``), built with ``mujoco.MjSpec``.
+
+Not the project's MJCF exporter: the pipeline is measured on data made another way. The rack is a body
+fixed to the world (named ``rack``, origin at the post's foot, turned by its yaw): a base disc, a post
+and one cylinder per peg (``rack_peg<i>``), wood-like. The mug (``mug``, free, origin at its bottom's
+middle) collides with a bottom disc and a ring of wall boxes (hidden, ``GROUP_HIDDEN``) and its handle's
+three boxes; a revolved shell shows its wall. Its density is set so that it weighs ``mug.mass``.
+"""
+
+from __future__ import annotations
+
+import cv2
+import mujoco
+import numpy as np
+from _demo_gripper import add_gripper
+from _demo_scene import GROUP_ENVIRONMENT, GROUP_GRIPPER, GROUP_HIDDEN
+from _hang_scene import GROUP_MUG, GROUP_RACK, TABLE_HALF, HangLayout, Mug, Rack
+from scipy.spatial.transform import Rotation
+
+MUG_FRICTION = [0.6, 0.01, 0.0002]  # glazed ceramic
+RACK_FRICTION = [0.7, 0.01, 0.0002]  # wood
+# A peg resists the mug rolling round it (2 mm of rolling friction): a mug rocking in its handle's corner on
+# the peg loses little to sliding, and without it rocks on for seconds in MuJoCo's soft contacts.
+PEG_CONTACT = {"friction": [0.7, 0.01, 0.002], "condim": 6}
+
+
+def _quat(rot: np.ndarray) -> list[float]:
+    return Rotation.from_matrix(rot).as_quat(scalar_first=True).tolist()
+
+
+def _add_environment(spec: mujoco.MjSpec, layout: HangLayout, rng: np.random.Generator) -> None:
+    """Table (a light laminate with a faint mottle), floor, a wall behind the scene, two lights."""
+    size = 256
+    mottle = cv2.resize(rng.normal(0, 1, (16, 16)), (size, size), interpolation=cv2.INTER_CUBIC)
+    mottle += 0.4 * cv2.resize(rng.normal(0, 1, (64, 64)), (size, size), interpolation=cv2.INTER_CUBIC)
+    tone = rng.uniform(0.62, 0.82)
+    base = np.array([tone, tone * rng.uniform(0.9, 0.97), tone * rng.uniform(0.8, 0.9)]) * 255
+    texture = spec.add_texture(
+        name="table", type=mujoco.mjtTexture.mjTEXTURE_2D, width=size, height=size, nchannel=3
+    )
+    texture.data = np.clip(base * (1 + 0.03 * mottle[..., None]), 0, 255).astype(np.uint8).tobytes()
+    material = spec.add_material(name="table", texrepeat=[3, 3], specular=0.15, shininess=0.2)
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "table"
+    world = spec.worldbody
+    env = {"group": GROUP_ENVIRONMENT}
+    hx, hy = TABLE_HALF
+    world.add_geom(name="table", type=mujoco.mjtGeom.mjGEOM_BOX, size=[hx, hy, 0.02], pos=[0, 0, -0.02],
+                   material="table", **env)  # fmt: skip
+    world.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[4, 4, 0.1], pos=[0, 0, -0.75],
+                   rgba=[0.35, 0.35, 0.37, 1], **env)  # fmt: skip
+    away = layout.camera_rot[:, 2].copy()  # level, from the camera into the scene
+    away[2] = 0.0
+    away /= np.linalg.norm(away)
+    wall_rot = np.stack([np.cross([0, 0, 1.0], -away), [0, 0, 1.0], -away], axis=1)
+    middle = layout.rack.foot + [0, 0, 0.15]
+    world.add_geom(name="wall", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[3, 2, 0.02],
+                   pos=(middle + 2.6 * away).tolist(), quat=_quat(wall_rot), rgba=[0.8, 0.79, 0.75, 1],
+                   **env)  # fmt: skip
+    # Key light above the camera's left shoulder, so that shadows fall away from the camera.
+    key = middle - 0.7 * away - 0.5 * layout.camera_rot[:, 0] + [0, 0, 1.4]
+    world.add_light(name="key", type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL, pos=key.tolist(),
+                    dir=(middle - key).tolist(), diffuse=[0.6, 0.6, 0.57], specular=[0.2, 0.2, 0.2],
+                    castshadow=True)  # fmt: skip
+    world.add_light(name="fill", type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+                    dir=(away - [0, 0, 1.5]).tolist(), diffuse=[0.32, 0.32, 0.34], castshadow=False)  # fmt: skip
+
+
+def _add_rack(spec: mujoco.MjSpec, rack: Rack, rgba: list[float]) -> None:
+    """The rack: fixed to the world, its geoms visible and colliding."""
+    body = spec.worldbody.add_body(name="rack", pos=rack.foot.tolist(), quat=_quat(rack.rotation))
+    look = {"group": GROUP_RACK, "rgba": rgba, "friction": RACK_FRICTION, "condim": 4}
+    cylinder = mujoco.mjtGeom.mjGEOM_CYLINDER
+    body.add_geom(name="rack_base", type=cylinder, size=[rack.base_radius, rack.base_thickness / 2, 0],
+                  pos=[0, 0, rack.base_thickness / 2], **look)  # fmt: skip
+    body.add_geom(name="rack_post", type=cylinder, size=[rack.post_radius, rack.post_height / 2, 0],
+                  pos=[0, 0, rack.post_height / 2], **look)  # fmt: skip
+    for index in range(len(rack.peg_heights)):
+        root, tip = rack.peg_ends(index)
+        body.add_geom(name=f"rack_peg{index}", type=cylinder, size=[rack.peg_radius, 0, 0], fromto=[*root, *tip],
+                      **(look | PEG_CONTACT))  # fmt: skip
+
+
+def mug_shell(mug: Mug, segments: int = 48) -> tuple[list[float], list[int]]:
+    """The mug's closed wall surface (outer wall, rim, inner wall, floor, bottom), mug frame: flat vertex
+    coordinates (m) and triangles, counter-clockwise seen from outside."""
+    outer, inner = mug.outer_radius, mug.inner_radius
+    theta = np.linspace(0, 2 * np.pi, segments, endpoint=False)
+    rings = [(outer, 0.0), (outer, mug.height), (inner, mug.height), (inner, mug.bottom)]
+    verts = [[r * np.cos(t), r * np.sin(t), z] for r, z in rings for t in theta]
+    verts += [[0.0, 0.0, 0.0], [0.0, 0.0, mug.bottom]]
+    n, faces = segments, []
+    for k in range(n):
+        k1 = (k + 1) % n
+        for ring in range(3):
+            faces += [
+                [ring * n + k, ring * n + k1, (ring + 1) * n + k1],
+                [ring * n + k, (ring + 1) * n + k1, (ring + 1) * n + k],
+            ]
+        faces += [[4 * n + 1, 3 * n + k, 3 * n + k1], [4 * n, k1, k]]
+    return np.ravel(verts).tolist(), np.ravel(faces).tolist()
+
+
+def _add_mug(spec: mujoco.MjSpec, mug: Mug, rgba: list[float]) -> None:
+    """The free mug: hidden bottom disc and wall boxes, visible handle boxes and shell."""
+    body = spec.worldbody.add_body(
+        name="mug", pos=[*mug.xy, 1e-4], quat=_quat(Rotation.from_euler("z", mug.yaw).as_matrix())
+    )
+    body.add_freejoint(name="mug")
+    solid = {"density": mug.density(), "friction": MUG_FRICTION, "condim": 4}
+    body.add_geom(name="mug_bottom", type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[mug.outer_radius, mug.bottom / 2, 0],
+                  pos=[0, 0, mug.bottom / 2], group=GROUP_HIDDEN, **solid)  # fmt: skip
+    for k, (centre, size, angle) in enumerate(mug.wall_boxes()):
+        body.add_geom(name=f"mug_wall{k}", type=mujoco.mjtGeom.mjGEOM_BOX, size=(size / 2).tolist(), pos=centre.tolist(),
+                      quat=[np.cos(angle / 2), 0, 0, np.sin(angle / 2)], group=GROUP_HIDDEN, **solid)  # fmt: skip
+    for name, (centre, size) in zip(("lower_arm", "upper_arm", "bar"), mug.handle_boxes(), strict=True):
+        body.add_geom(name=f"mug_handle_{name}", type=mujoco.mjtGeom.mjGEOM_BOX, size=(size / 2).tolist(),
+                      pos=centre.tolist(), rgba=rgba, group=GROUP_MUG, **solid)  # fmt: skip
+    verts, faces = mug_shell(mug)
+    spec.add_mesh(name="mug_shell", uservert=verts, userface=faces)
+    body.add_geom(name="mug_visual", type=mujoco.mjtGeom.mjGEOM_MESH, meshname="mug_shell", contype=0,
+                  conaffinity=0, mass=0, rgba=rgba, group=GROUP_MUG)  # fmt: skip
+
+
+def build_model(
+    layout: HangLayout, hand_pos: np.ndarray, hand_quat: np.ndarray, rng: np.random.Generator
+) -> mujoco.MjModel:
+    """Compile the scene: environment, rack, mug, the gripper, the camera.
+
+    Args:
+        layout: The scene.
+        hand_pos: Initial grasp centre, world frame (m), (3,).
+        hand_quat: Initial gripper orientation [w, x, y, z], world frame.
+        rng: Random generator for the table's texture.
+
+    Returns:
+        The model; the camera is ``demo``.
+    """
+    spec = mujoco.MjSpec()
+    spec.modelname = "real2gym_hang"
+    opt = spec.option
+    opt.timestep = 0.002
+    opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    opt.impratio = 10.0
+    opt.noslip_iterations = 3
+    opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.stat.extent = 1.0
+    spec.stat.center = [0.0, 0.0, 0.0]
+    spec.visual.map.znear = 0.02
+    spec.visual.map.zfar = 10.0
+    spec.visual.global_.offwidth = max(layout.width, 640)
+    spec.visual.global_.offheight = max(layout.height, 480)
+    spec.visual.quality.shadowsize = 2048
+    spec.visual.quality.offsamples = 4
+    spec.visual.headlight.ambient = [0.28, 0.28, 0.28]
+    spec.visual.headlight.diffuse = [0.25, 0.25, 0.25]
+
+    _add_environment(spec, layout, rng)
+    _add_rack(spec, layout.rack, layout.colours["rack"])
+    _add_mug(spec, layout.mug, layout.colours["mug"])
+    add_gripper(spec, hand_pos, hand_quat, GROUP_GRIPPER)
+    spec.worldbody.add_camera(name="demo", pos=layout.camera_pos.tolist(),
+                              quat=_quat(layout.camera_rot * np.array([1.0, -1.0, -1.0])), fovy=layout.fovy)  # fmt: skip
+    return spec.compile()
