@@ -1,6 +1,10 @@
 """The seed's other tasks (issue 30), each on seeded scenes made another way, and its failing versions.
 
-Today one task: ``stack``. tools/make_demo.py (its own MuJoCo model and gripper, not the project's
+Two tasks: ``stack`` and ``hang``. For ``hang``, tools/make_hang_demo.py (its own MuJoCo model: a mug
+taken by its handle and hung on one of a mug tree's 2-3 pegs, seeded tree, mug and camera) films seeds 0-3
+with the robot's recording (``hang_rec``) and seeds 0-1 let go 4 cm short of the peg (``hang_miss``, which
+must fail ``task_success``); the rack's fitted pegs are scored against the truth (length, radius, each
+peg's height: target 3 mm or 5 %; elevation). For ``stack``, tools/make_demo.py (its own MuJoCo model and gripper, not the project's
 exporter) films a block set on a larger free block (``--target base``) or dropped into a free bowl
 (``--target bowl``), each seed drawing the camera (azimuth -110 to -30 deg, elevation 30 to 50 deg,
 0.6 to 0.8 m away), the sizes (block 3.5-4.5 cm, base 5-8 cm, bowl rim 6.5-8 cm), a can beside them on
@@ -44,6 +48,12 @@ CYCLES_SEEDS = range(1, 5)
 CYCLES_OPTIONS = ("--frames", "48", "--size", "320x240", "--samples", "2")
 """The Cycles set (tools/make_varied_demo.py --task stack): a hand sets a block or a can on a larger free block,
 in the seed's looks; small and short, since Cycles takes minutes a scene on two cores."""
+HANG_SEEDS = range(4)
+HANG_MISS = 0.04
+"""m: how far short of the peg's tip the failing hang versions let the mug go."""
+HANG_OPTIONS = ("--with-trajectory", "--with-world-from-camera", "--size", "640x480")
+"""640x480: at 320x240 a mug's handle a metre away is two pixels across and its depth readings drop out at
+its edges, so no handle is fitted and the hand's grasp, on the handle, holds nothing."""
 VERIFIED_WITH_TARGET = 0.90
 VERIFIED_WITHOUT_TARGET = 0.75
 
@@ -110,16 +120,31 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 wanted[("stack_miss", f"{target}_seed{seed}")] = miss
     for seed in CYCLES_SEEDS:
         wanted[("stack_cycles", f"seed{seed}")] = ["--task", "stack", "--seed", str(seed), *CYCLES_OPTIONS]
+    for seed in HANG_SEEDS:
+        wanted[("hang_rec", f"seed{seed}")] = ["--seed", str(seed), *HANG_OPTIONS]
+        if seed < 2:
+            wanted[("hang_miss", f"seed{seed}")] = [
+                "--seed",
+                str(seed),
+                "--miss",
+                f"{HANG_MISS:g}",
+                *HANG_OPTIONS,
+            ]
     chosen = _chosen_or_all()  # the recorded films are made for the set without the recording too
     wanted = {
         k: v for k, v in wanted.items() if k[0] in chosen or (k[0] == "stack_rec" and "stack_norec" in chosen)
     }
-    jobs = [(CACHE / s / n, o, "make_varied_demo.py" if s == "stack_cycles" else "make_demo.py")
-            for (s, n), o in wanted.items()]  # fmt: skip
+    tools = {
+        "stack_cycles": "make_varied_demo.py",
+        "hang_rec": "make_hang_demo.py",
+        "hang_miss": "make_hang_demo.py",
+    }
+    jobs = [(CACHE / s / n, o, tools.get(s, "make_demo.py")) for (s, n), o in wanted.items()]
     with ThreadPoolExecutor(max_workers=2) as pool:
         statuses = list(pool.map(lambda job: _make(*job), jobs))
     sets: dict[str, dict[str, Path]] = {
-        name: {} for name in ("stack_rec", "stack_norec", "stack_miss", "stack_cycles")
+        name: {}
+        for name in ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_miss")
     }
     for ((set_name, name), _), status in zip(wanted.items(), statuses, strict=True):
         print(f"  {set_name:11s} {name:14s} {status}", file=sys.stderr, flush=True)
@@ -146,7 +171,23 @@ def _run(scene: Path, out: Path) -> dict:
     true = next(o for o in truth["objects"] if o["name"] == target)["size"]
     return {"ran": True, "verified": bool(report["verification"]["passed"]),
             "failing": sorted(n for n, c in checks.items() if c and c.get("passed") is False),
-            "task": checks["task_success"], "size_error_m": float(np.max(np.abs(np.subtract(fitted, true))))}  # fmt: skip
+            "task": checks["task_success"], "size_error_m": float(np.max(np.abs(np.subtract(fitted, true)))),
+            **_rack_errors(report, truth, target)}  # fmt: skip
+
+
+def _rack_errors(report: dict, truth: dict, target: str) -> dict:
+    """A rack's fitted pegs against the truth: their shared length, radius and elevation, and each true peg's
+    height against the nearest fitted one's (m, degrees); nothing for another target."""
+    fitted = next(o for o in report["objects"] if o["name"] == target)
+    if fitted["shape"] != "rack":
+        return {}
+    true, params = next(o for o in truth["objects"] if o["name"] == target), fitted["params"]
+    heights = [params[f"peg{i}_height"] for i in range(int(params["peg_count"]))]
+    return {"peg_length_m": params["peg_length"] - true["peg_length"],
+            "peg_radius_m": params["peg_radius"] - true["peg_radius"],
+            "peg_elevation_deg": float(np.degrees(params["peg_elevation"] - true["peg_elevation"])),
+            "peg_height_m": max(min(abs(h - true[f"peg{i}_height"]) for h in heights) for i in range(int(true["peg_count"]))),
+            "pegs": f"{len(heights)} of {int(true['peg_count'])}"}  # fmt: skip
 
 
 def run(args) -> list[Figure]:
@@ -163,7 +204,9 @@ def run(args) -> list[Figure]:
             print(f"  {set_name:11s} {name:14s} {'verified' if row.get('verified') else 'failed':8s} "
                   f"failing {','.join(row.get('failing', [])) or '-'}; {task.get('relation')}, carries "
                   f"{task.get('support_share')}, tilt {task.get('target_tilt_deg')} deg; target size off "
-                  f"{row.get('size_error_m', float('nan')) * 1000:.1f} mm", file=sys.stderr, flush=True)  # fmt: skip
+                  f"{row.get('size_error_m', float('nan')) * 1000:.1f} mm; pegs {row.get('pegs', '-')}, "
+                  f"length off {row.get('peg_length_m', float('nan')) * 1000:.1f} mm, height off "
+                  f"{row.get('peg_height_m', float('nan')) * 1000:.1f} mm", file=sys.stderr, flush=True)  # fmt: skip
     return _figures(results)
 
 
@@ -171,7 +214,7 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
     """The share verified per set, the failing versions failed by ``task_success``, the target's size."""
     figures, chosen = [], _chosen_or_all()
     for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET),
-                             ("stack_cycles", VERIFIED_WITHOUT_TARGET)):  # fmt: skip
+                             ("stack_cycles", VERIFIED_WITHOUT_TARGET), ("hang_rec", VERIFIED_WITH_TARGET)):  # fmt: skip
         if set_name not in chosen:
             continue
         rows = list(results.get(set_name, {}).values())
@@ -183,6 +226,22 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         right = sum(r.get("ran", False) and "task_success" in r["failing"] for r in misses)
         figures.append(Figure(NAME, "stack_miss: failed by task_success", right, f"of {len(misses)}",
                               target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
+    if "hang_miss" in chosen:
+        misses = list(results.get("hang_miss", {}).values())
+        right = sum(r.get("ran", False) and "task_success" in r["failing"] for r in misses)
+        figures.append(Figure(NAME, "hang_miss: failed by task_success", right, f"of {len(misses)}",
+                              target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
+    racks = [
+        r for name in ("hang_rec", "hang_miss") for r in results.get(name, {}).values() if "peg_length_m" in r
+    ]
+    for key, label, unit, scale, limit in (("peg_length_m", "peg length", "mm", 1000, 3), ("peg_radius_m", "peg radius", "mm", 1000, 3),
+                                           ("peg_height_m", "peg height (each peg)", "mm", 1000, 3),
+                                           ("peg_elevation_deg", "peg elevation", "deg", 1, None)):  # fmt: skip
+        if racks:
+            worst = max(abs(r[key]) for r in racks) * scale
+            figures.append(Figure(NAME, f"rack's {label}, worst error ({len(racks)} scenes)", worst, unit,
+                                  target=None if limit is None else f"<= {limit} {unit} or 5 %",
+                                  passed=None if limit is None else worst <= limit))  # fmt: skip
     sizes = [r["size_error_m"] for rows in results.values() for r in rows.values() if r.get("ran")]
     if sizes:
         figures.append(Figure(NAME, "stack target's fitted size, worst error", max(sizes) * 1000, "mm"))
@@ -192,4 +251,4 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
 def _chosen_or_all() -> set[str]:
     """The sets ``$REAL2GYM_TASK_SETS`` names (comma-separated), else all of them."""
     chosen = {n for n in os.environ.get("REAL2GYM_TASK_SETS", "").split(",") if n}
-    return chosen or {"stack_rec", "stack_norec", "stack_miss", "stack_cycles"}
+    return chosen or {"stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_miss"}

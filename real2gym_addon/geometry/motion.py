@@ -188,11 +188,12 @@ def align(
         return surface_distance(shape, local)
 
     def solve(start, lean_free):
-        # x: position, yaw (fixed at 0 for round shapes), then the tilt when free.
+        # x: position, yaw (held where it starts for round shapes: a mug's handle keeps the side the fit found
+        # it on; it was held at 0, which turned every mug's handle to world +x), then the tilt when free.
         def unpack(v):
             if height is not None:
                 v = np.concatenate((v[:2], [height], v[2:]))
-            yaw_ = 0.0 if round_ else v[3]
+            yaw_ = start[3] if round_ else v[3]
             lean = v[-2:] if lean_free else np.zeros(2)
             return np.array([v[0], v[1], v[2], yaw_]), lean
 

@@ -48,6 +48,10 @@ PEG_LENGTHS = (0.03, 0.2)
 """m: the shortest and longest peg a mask's protrusion is read as."""
 MAX_ELEVATION = math.radians(60.0)
 """rad: the steepest a peg found in the mask may rise."""
+SAME_PEG_HEIGHT = 0.02
+"""m: two pegs found this close in height ..."""
+SAME_PEG_TURN = math.radians(30.0)
+"""... and in direction are one."""
 PEG_MIN_PIXELS = 6
 """Mask pixels outside the post and the base that a peg needs."""
 MIN_RADIUS = 0.002
@@ -267,6 +271,18 @@ def _pegs_from_mask(
     return found
 
 
+def _distinct(pegs: list[dict]) -> list[dict]:
+    """The pegs without the ones that repeat another (within :data:`SAME_PEG_HEIGHT` of its height and
+    :data:`SAME_PEG_TURN` of its direction: a peg's mask cut in two), the one with depth readings kept."""
+    kept: list[dict] = []
+    for peg in sorted(pegs, key=lambda p: (-p["points"], -p.get("pixels", 0))):
+        if not any(abs(peg["height"] - other["height"]) < SAME_PEG_HEIGHT
+                   and abs(math.remainder(peg["azimuth"] - other["azimuth"], 2 * math.pi)) < SAME_PEG_TURN
+                   for other in kept):  # fmt: skip
+            kept.append(peg)
+    return kept
+
+
 def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple[np.ndarray, dict]:
     """The post's axis (world xy) and the rack's parameters (world azimuths) from the points."""
     axis_xy, column = _post_column(points)
@@ -287,7 +303,7 @@ def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple
     elevation = float(np.median([p["elevation"] for p in pegs])) if pegs else DEFAULT_ELEVATION
     length = float(np.median([p["reach"] for p in pegs])) if pegs else None
     post = (axis_xy, post_radius, base_radius, base_top, top)
-    pegs += _pegs_from_mask(views[0], camera, post, elevation, length, pegs)
+    pegs = _distinct(pegs + _pegs_from_mask(views[0], camera, post, elevation, length, pegs))
     if not pegs:
         raise RackFitError("no peg found on the rack: neither its depth nor its mask stands off its post")
     pegs.sort(key=lambda p: p["height"])

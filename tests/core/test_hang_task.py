@@ -196,3 +196,18 @@ def test_a_rack_is_fitted_from_its_depth_and_silhouette(azimuth: float, noise: f
     # The post stands where it stood: its foot is the fitted frame's post origin.
     foot = fitted.position + Rotation.from_euler("z", fitted.yaw).apply(rack.post_offset(fitted.shape))
     assert np.hypot(*(foot[:2] - at)) < 0.005 and abs(foot[2]) < 1e-9
+
+
+def test_a_mug_tracked_through_the_video_keeps_its_handle_where_the_fit_found_it() -> None:
+    """A round shape's yaw is held where it starts when it is tracked (its points cannot turn it): a mug's
+    handle stays on its side (it was held at 0, which turned every mug's handle to world +x, and the hand's
+    grasp on the handle closed on nothing)."""
+    from real2gym.real2gym_addon.geometry.motion import align
+
+    yaw = 1.2
+    turn = Rotation.from_euler("z", yaw).as_matrix()
+    centre = np.array([0.2, 0.1, MUG.size[2] / 2])
+    points = MUG.outline_points() @ turn.T + centre
+    position, fitted_yaw, _, rms = align(MUG, points, centre + [0.003, -0.002, 0.0], yaw)
+    assert fitted_yaw == yaw
+    assert np.linalg.norm(position - centre) < 5e-4
