@@ -187,10 +187,12 @@ def _fill_pieces(pieces, camera_from_frame: np.ndarray, shape: tuple, camera: Ca
     return filled.astype(bool)
 
 
-def _peg_pieces(axis_xy: np.ndarray, pegs: list[dict], length: float, radius: float) -> list[CollisionPiece]:
-    """Pegs found so far as cylinder pieces in the world frame."""
+def _peg_pieces(axis_xy: np.ndarray, pegs: list[dict], radius: float) -> list[CollisionPiece]:
+    """Pegs found so far as cylinder pieces in the world frame, each a tenth longer than it reached (a
+    peg's tip left out of it would read as another peg)."""
     pieces = []
     for peg in pegs:
+        length = 1.1 * peg["reach"]
         direction = rack.peg_direction(peg["elevation"], peg["azimuth"])
         middle = np.array([axis_xy[0], axis_xy[1], peg["height"]]) + direction * length / 2
         pieces.append(CollisionPiece(GEOM_CYLINDER, (radius, length / 2, 0.0), tuple(middle), yaw=peg["azimuth"],
@@ -210,8 +212,8 @@ def _pegs_from_mask(
     axis_xy, radius, _, base_top, top = post
     explained = _post_fill(view, camera, post)
     if known:
-        peg_radius = max(0.4 * radius, MIN_RADIUS)
-        explained |= _fill_pieces(_peg_pieces(axis_xy, known, length or 0.1, peg_radius), view.camera_from_world,
+        peg_radius = max(0.6 * radius, MIN_RADIUS)
+        explained |= _fill_pieces(_peg_pieces(axis_xy, known, peg_radius), view.camera_from_world,
                                   view.mask.shape, camera)  # fmt: skip
     explained = cv2.dilate(explained.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
     rest = (view.mask & ~explained).astype(np.uint8)
@@ -237,6 +239,11 @@ def _pegs_from_mask(
         line = axes[0]
         across = np.abs((axis_pixels - middle) @ np.array([-line[1], line[0]]))
         height = float(heights[np.argmin(across)])
+        root_depth = float(
+            transform(view.camera_from_world, np.array([[axis_xy[0], axis_xy[1], height]]))[0, 2]
+        )
+        if gaps.min(axis=1).max() < PEG_MIN_SPAN * camera.fx / max(root_depth, 1e-3):
+            continue  # a stub by the post (its top, a pixel's misfit): no peg reaches less than 2.5 cm out
         ray = world_from_camera[:3, :3] @ np.array([(tip_pixel[0] - camera.cx) / camera.fx,
                                                     (tip_pixel[1] - camera.cy) / camera.fy, 1.0])  # fmt: skip
         root = np.array([axis_xy[0], axis_xy[1], height])

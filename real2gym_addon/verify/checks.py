@@ -24,7 +24,8 @@ PENETRATION_LIMIT = 0.002
 IMPACT_LIMIT = 0.008
 """Deepest allowed momentary penetration (an impact's spike) over the run (m)."""
 SLIP_LIMIT = 0.01
-"""Largest allowed slide of the held object along the fingers between grasp and release (m)."""
+"""Largest allowed slide of the held object along the fingers between grasp and release (m), in the hand's
+frame."""
 HOLD_GAP_S = 0.1
 """s: the longest both pads may leave the held object between grasp and release while it still goes with
 the hand (no slip): a flicker of contact, not a lost grasp. Three frames at 30 fps."""
@@ -150,6 +151,12 @@ def grasp_held(task: dict, geometry: Geometry, record: SimulationRecord) -> dict
     if moved != task["object"]:  # a part turns about its joint: the hand's slip is in the part's frame
         turns = Rotation.from_quat(record.quaternions[moved][start:end][:, [1, 2, 3, 0]])
         offsets = turns.inv().apply(offsets) if len(offsets) else offsets
+    elif geometry.gripper is not None and len(offsets):
+        # Along the fingers: in the hand's own frame. A hand that turns what it holds (tips a mug about the
+        # peg it hangs on, tilts a carried block) turns the offset with it; in the world frame a 5 cm
+        # offset turned by 60 degrees read as 5 cm of slip.
+        turns = Rotation.from_quat(np.asarray(geometry.gripper.quaternions)[start:end][:, [1, 2, 3, 0]])
+        offsets = turns.inv().apply(offsets)
     slip = float(np.linalg.norm(offsets - offsets[0], axis=1).max()) if len(offsets) else 0.0
     gap, gap_start = _longest_gap(both)
     gap_s = gap / record.fps
