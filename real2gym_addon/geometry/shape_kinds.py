@@ -37,7 +37,8 @@ MUG = ShapeKind("mug", "A cup whose handle is looked for on less evidence (repor
 """The prompt says the cup has a handle: it is looked for on less evidence, and fitted as a cup."""
 
 SHAPE_KINDS: dict[str, ShapeKind] = {
-    kind.name: kind for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, CABINET, DOOR, DRAWER, RACK, MESH)
+    kind.name: kind
+    for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, CABINET, DOOR, DRAWER, RACK, MESH)
 }
 """Kind name -> its entry, in the order prompts.json's docs list them."""
 PROMPT_SHAPES = tuple(SHAPE_KINDS)

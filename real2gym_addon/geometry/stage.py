@@ -22,7 +22,7 @@ from ..mesh_file import read_obj
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from ..tasks import TASKS
-from ..tasks.hanging import HANG
+from ..tasks.hanging import HANG, HANG_EVENT
 from .articulation import HAND_CLEAR, fit_object_parts, out_of_cavities, part_hand_path, with_part_hand
 from .camera import (
     back_project,
@@ -660,7 +660,7 @@ def run_geometry(
             moved.fitted.shape.size, hand, areas,
         )  # fmt: skip
         if demo.task.type == HANG.name:  # where it comes to rest after the release, it hangs
-            keyframes += [{**k, "event": "hang"} for k in keyframes if k["event"] == "contact"]
+            keyframes += [{**k, "event": HANG_EVENT} for k in keyframes if k["event"] == "contact"]
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)

@@ -21,6 +21,8 @@ SUPPORT_SHARE = 0.9
 """The share of the object's weight the target must carry (the rest may be a light touch elsewhere)."""
 CLEARANCE = 0.01
 """m: how far the hanging object's lowest point must be above the table (and a rack's base)."""
+HANG_EVENT = "hang"
+"""The keyframe where a hung object comes to rest after the release."""
 
 
 def floor_height(state: TaskState) -> float:

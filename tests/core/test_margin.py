@@ -141,6 +141,7 @@ def _record(both: np.ndarray, fps: float = 30.0) -> SimulationRecord:
 
 
 class _Geometry:
+    gripper = None  # the hand's turn is not judged here: the offsets stay in the world frame
     keyframes = [
         {"frame": 5, "event": "grasp", "object": "block"},
         {"frame": 46, "event": "release", "object": "block"},

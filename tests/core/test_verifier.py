@@ -295,7 +295,7 @@ def test_grasp_held_judges_a_lift_held_to_the_end() -> None:
         positions={"block": np.zeros((frames, 3))},
         gripper_positions=np.zeros((frames, 3)),
     )
-    geometry = SimpleNamespace(keyframes=[{"frame": 10, "event": "grasp", "object": "block"},
+    geometry = SimpleNamespace(gripper=None, keyframes=[{"frame": 10, "event": "grasp", "object": "block"},
                                           {"frame": 14, "event": "lift", "object": "block"}])  # fmt: skip
     held = checks.grasp_held({"type": "lift", "object": "block"}, geometry, record)
     assert held["passed"] and held["frames"] == [12, frames - 1]
