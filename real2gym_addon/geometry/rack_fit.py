@@ -332,22 +332,10 @@ def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple
 
 def _fill(shape: Shape, world_from_post: np.ndarray, view: RestView, camera: Camera) -> np.ndarray:
     """The posed rack's silhouette in ``view``: each piece's projected outline filled, as a bool mask."""
-    filled = np.zeros(view.mask.shape, np.uint8)
     camera_from_local = (
         view.camera_from_world @ world_from_post @ pose_matrix(-rack.post_offset(shape), np.eye(3))
     )
-    angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
-    for piece in shape.collision_pieces():
-        radius, half_height, _ = piece.size
-        ring = np.c_[radius * np.cos(angles), radius * np.sin(angles), np.zeros(len(angles))]
-        ends = np.concatenate([(ring + [0.0, 0.0, e]) @ piece.rotation().T + piece.position
-                               for e in (-half_height, half_height)])  # fmt: skip
-        in_camera = transform(camera_from_local, ends)
-        if np.any(in_camera[:, 2] <= 1e-3):
-            continue
-        hull = cv2.convexHull(project(camera, in_camera).astype(np.float32))
-        cv2.fillConvexPoly(filled, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
-    return filled.astype(bool)
+    return _fill_pieces(shape.collision_pieces(), camera_from_local, view.mask.shape, camera)
 
 
 def _to_params(x: np.ndarray, fixed: dict, pegs: int) -> dict:
