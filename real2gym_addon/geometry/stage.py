@@ -52,9 +52,10 @@ from .no_depth import (
     track_silhouettes,
 )
 from .parts import PartGeometry, part_key
+from .peg_prior import peg_through_handle
 from .priors import out_of_supports, rest_until_lifted, support_height
 from .shape_kinds import BOX, CABINET
-from .silhouette import silhouette_iou, silhouette_mismatch, silhouette_polygon
+from .silhouette import mask_outside, silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import (
     GeometryError,
     Table,
@@ -65,6 +66,10 @@ from .table import (
 )
 
 REST_VIEWS = 6
+STATIC_OUTSIDE = 0.25
+"""Share of a prompted-static object's mask outside its fitted silhouette that says it has moved ..."""
+STATIC_MOVED_FRAMES = 3
+"""... on this many frames running."""
 BOXY = (BOX.name, CABINET.name)
 """Kinds a known size places without depth (:func:`.no_depth.place_known_box`)."""
 FULL_VIEW = 0.85
@@ -254,6 +259,23 @@ def _sampled_depth(depth: _DepthReader, sample: np.ndarray) -> list[np.ndarray]:
             f"depth/ lacks images for some of frames {sample.tolist()}; one image per video frame is needed"
         )
     return depth_frames
+
+
+def _leaves_its_place(fitted: FittedObject, masks, visible, views_from_world, camera) -> int | None:
+    """The first frame of :data:`STATIC_MOVED_FRAMES` running on which more than :data:`STATIC_OUTSIDE` of
+    the object's mask lies outside its fitted silhouette (it was knocked or carried off), or None: a mask
+    that only shrinks (something passing in front) stays inside it."""
+    world_from_object = pose_matrix(fitted.position, orientation(fitted.yaw))
+    running = 0
+    for frame, mask in enumerate(masks):
+        if not visible[frame]:
+            running = 0
+            continue
+        polygon = silhouette_polygon(fitted.shape, pose_at(views_from_world, frame) @ world_from_object, camera)
+        running = running + 1 if mask_outside(polygon, mask) > STATIC_OUTSIDE else 0
+        if running == STATIC_MOVED_FRAMES:
+            return frame - STATIC_MOVED_FRAMES + 1
+    return None
 
 
 def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=None) -> list[int]:
@@ -545,7 +567,16 @@ def run_geometry(
         if from_above:
             fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
-        if prompt.parts:  # an articulated body stays where it stands (geometry/parts.py); its parts move
+        leaves = None
+        if prompt.role == "static" and not prompt.parts:
+            leaves = _leaves_its_place(fitted, track_.masks, visible, views_from_world, camera)
+            if leaves is not None:
+                log.warn("geometry", f"object '{prompt.name}' is prompted static but its mask leaves where it "
+                                     f"stood from frame {leaves}: it is tracked as a moving object")  # fmt: skip
+        if prompt.parts or (prompt.role == "static" and leaves is None):
+            # An articulated body stays where it stands (geometry/parts.py), its parts move; a static one
+            # stands where its fit from all its views put it (a rack's pose on one frame, from a view its
+            # pegs make ambiguous, wandered by centimetres and turned by up to 180 degrees).
             count = len(summary)
             motion = Motion(np.repeat(fitted.position[None], count, axis=0), np.full(count, fitted.yaw),
                             np.array(visible, bool), static=True)  # fmt: skip
@@ -661,6 +692,9 @@ def run_geometry(
         )  # fmt: skip
         if demo.task.type == HANG.name:  # where it comes to rest after the release, it hangs
             keyframes += [{**k, "event": HANG_EVENT} for k in keyframes if k["event"] == "contact"]
+            target = next((o for o in objects if o.name == demo.task.target), None)
+            if target is not None:
+                peg_through_handle(moved, target, keyframes, trajectory, log)
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)

@@ -27,6 +27,7 @@ from ..errors import Real2GymError
 from ..geometry.camera import pose_matrix, yaw_rotation
 from ..geometry.parts import PART_ARMATURE, part_key
 from ..geometry.pieces import DEFAULT_DENSITY, GEOM_BOX
+from ..geometry.shape_kinds import kind_entry
 from ..geometry.shapes import Shape
 from .gripper import CONTACT_SOLIMP, CONTACT_SOLREF, GripperSpec, add_gripper
 
@@ -157,10 +158,14 @@ def _add_shape_geoms(spec, body, name: str, shape: Shape, body_name: str, colour
         body.add_geom(name=f"{body_name}_collision_hull", type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name,
                       density=density, friction=[friction, 0.005, 0.0001], priority=OBJECT_PRIORITY, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
+    rolling = kind_entry(shape.kind).rolling_friction
+    if rolling:
+        condim = 6  # a contact's dimension is the larger of its geoms': rolling friction needs 6
     for index, piece in enumerate(pieces):
         kind = mujoco.mjtGeom.mjGEOM_BOX if piece.kind == GEOM_BOX else mujoco.mjtGeom.mjGEOM_CYLINDER
         body.add_geom(name=f"{body_name}_collision_{index}", type=kind, size=list(piece.size), pos=list(piece.position),
-                      quat=_piece_quat(piece), density=density, friction=[friction, 0.005, 0.0001], priority=OBJECT_PRIORITY,
+                      quat=_piece_quat(piece), density=density, friction=[friction, 0.005, rolling or 0.0001],
+                      priority=OBJECT_PRIORITY,
                       condim=condim, group=3, solref=CONTACT_SOLREF,
                       solimp=CONTACT_SOLIMP, rgba=[colour[0], colour[1], colour[2], 0.3])  # fmt: skip
 

@@ -45,6 +45,9 @@ class ShapeKind:
             its front, local +x; a drawer, open on its top): shape -> ``(centre (3,), half extents (3,))``
             of that empty space in the local frame, metres, its open side reaching the shape's face
             there. None for every other kind.
+        rolling_friction: Rolling resistance (m, the lever arm of the normal force) of contacts with its
+            collision pieces, 0 for none. Things that hang on it rock about a thin contact; MuJoCo's
+            contacts without it make that rocking lossless, a swing that never settles.
     """
 
     name: str
@@ -62,3 +65,4 @@ class ShapeKind:
     outer_profile: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     open_form: Callable | None = None
     cavity: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    rolling_friction: float = 0.0

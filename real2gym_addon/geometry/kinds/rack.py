@@ -127,6 +127,14 @@ def rack_pieces(shape) -> list[CollisionPiece]:
     return pieces
 
 
+PEG_ROLLING_FRICTION = 0.001
+"""Rolling resistance (m) of a rack's contacts. A mug hung on a peg rocks about it on a contact a few
+millimetres across; a real one stops within a few swings (the peg's and the glaze's give, the handle
+sliding a little), a MuJoCo contact without rolling friction never does. 1 mm is the order of a hard
+ball's rolling resistance on wood; the hang sets settle within their half second with it, and three of
+four swung on at 0.2-1.5 rad/s with none (0.5 mm left two at 0.2-0.3 rad/s; docs/benchmarks.md)."""
+
+
 def _mesh(shape):
     import trimesh
 
@@ -171,4 +179,5 @@ RACK = ShapeKind(
     collision_pieces=rack_pieces,
     outline_points=_outline,
     surface_distance=rack_distance,
+    rolling_friction=PEG_ROLLING_FRICTION,
 )
