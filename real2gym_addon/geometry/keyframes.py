@@ -48,6 +48,10 @@ JITTER_REACH = 0.03
 """m: the measured poses that give that spread lie this near the final pose."""
 GRASP_LEAD_S = 0.2
 FALL_SPEED = 0.3
+STILL_SPEED = 0.03
+"""m/s: a placed object moving slower than this has stopped (a mug being seated on its peg: 0.12 m/s) ..."""
+STILL_WAIT_S = 0.5
+"""... looked for this long after it comes within its noise of where it ends."""
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
 GLITCH_S = 0.2
 """s: the longest a resting object's measured pose may stray from where it ends and come back there as a
@@ -60,6 +64,10 @@ covers it: closed on it at the grasp, on it as it sets it down."""
 COVER_MATCH = 0.15
 """Relative margin within which a mask before the lift is as covered as on the lift's frame."""
 APPROACH_HEIGHT = 0.10
+HANDLE_GRASP_DEPTH = 0.02
+"""m: how far below a mug's handle's top a synthesised hand's pads reach (its grasp centre half that)."""
+OPEN_FRAMES = 3
+"""Frames a synthesised hand that let go of a mug waits, its fingers opening, before it leaves."""
 MAX_OPENING = FULL_OPENING
 
 
@@ -202,6 +210,18 @@ def _uncovered_after(areas: np.ndarray, lift: int, settled: int, rest: int) -> i
     return frame if frame + 1 < len(areas) else None
 
 
+def _stilled(positions: np.ndarray, rest: int, fps: float) -> int:
+    """The first frame from ``rest`` (where a placed object came within its noise of where it ends) on which
+    it has stopped (under :data:`STILL_SPEED`, over two frames), within :data:`STILL_WAIT_S`; ``rest`` where it
+    does not. A hand lets go of what it has set down, or hung, once it is still: a mug seated on a peg at 12
+    cm/s, which ``rest`` alone let go, swung 1.5 cm on from the hand's momentum."""
+    last = min(len(positions) - 2, rest + round(STILL_WAIT_S * fps))
+    for frame in range(rest, last + 1):
+        if np.linalg.norm(positions[frame + 1] - positions[frame - 1]) * fps / 2 < STILL_SPEED:
+            return frame
+    return rest
+
+
 def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = None) -> int | None:
     """Without a recording, where the carried object is let go.
 
@@ -214,7 +234,7 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     down), it was dropped: the release is the frame before it started to fall,
     over where it lands (:data:`DROP_DRIFT`; a hand that lowers it fast while still
     carrying it sideways has not let go yet). Otherwise it was placed, and let go
-    where it came to rest.
+    where it came to rest and stopped (:func:`_stilled`).
     """
     z = motion.positions[:, 2]
     # Where it ends: the last tenth of the video, not its last frame alone (the smoothed path's end
@@ -253,7 +273,7 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     # by the frames often ends with a short last step; a hand slows down before it sets one down).
     falling = rest - 2 >= lift and -speed[rest - 1] >= FALL_SPEED and speed[rest - 1] < speed[rest - 2]
     if -speed[rest] < FALL_SPEED and not falling:
-        return rest
+        return _stilled(motion.positions, rest, fps)
     slow = np.nonzero(speed[lift:rest] > -FALL_SPEED)[0]
     frame = lift + int(slow[-1]) if len(slow) else rest
     drift = np.linalg.norm(motion.positions[:, :2] - final[:2], axis=1)
@@ -435,11 +455,16 @@ def detect_events(
 
 
 def synthesise_gripper(shape: Shape, motion: Motion, events: list[dict]) -> GripperTrajectory:
-    """A top-down grasp trajectory that follows the object between grasp and release."""
+    """A top-down grasp trajectory that follows the object between grasp and release.
+
+    A mug (a cup with a handle) is taken by its handle and the wall behind it (:func:`_handle_grasp`);
+    everything else across its shorter horizontal side, at its box's centre."""
     count = len(motion.positions)
     frame_of = {e["event"]: e["frame"] for e in events}
     grasp, release = frame_of.get("grasp", 0), frame_of.get("release", count - 1)
     approach = max(0, grasp - 15)
+    if shape.has_handle:
+        return _handle_grasp(shape, motion, grasp, release, approach)
     # Fingers across the shorter horizontal side; z (approach) points down.
     across = 0.0 if shape.size[1] <= shape.size[0] else np.pi / 2
     grasp_height = min(shape.size[2] / 2, 0.02)
@@ -464,4 +489,43 @@ def synthesise_gripper(shape: Shape, motion: Motion, events: list[dict]) -> Grip
         opening[frame] = (
             1.0 if frame < grasp - 3 or frame > release else min(1.0, shape.size[1] / MAX_OPENING * 0.8)
         )
+    return GripperTrajectory(positions, quaternions, opening, "synthesised")
+
+
+def _handle_grasp(shape: Shape, motion: Motion, grasp: int, release: int, approach: int) -> GripperTrajectory:
+    """A mug taken from above by its handle: one finger inside it against the wall behind the handle, the
+    other on the handle's outer bar, the pads' tops at the handle's top, so the loop under the upper arm
+    stays free for a peg; held as it turns. A mug's box is wider than the hand opens (a 4 cm rim is 8 cm
+    across); a pinch of its 4 mm wall alone gets a few newtons from the fingers' position actuators and
+    let a 300 g mug turn in the hand, where the 3-4 cm from the wall's inside to the bar gets their 10 N.
+
+    The hand keeps its pose on the mug from the grasp to the release (the mug's yaw and tilt on each
+    frame), comes down onto it along its axis over the 15 frames before, and leaves along it 1 cm a frame
+    once its fingers have opened."""
+    count = len(motion.positions)
+    p = shape.params
+    top = -shape.size[2] / 2 + p["handle_top"]
+    inside, bar = p["inner_radius"], p["handle_reach"]  # from the axis, along local +x (the handle's side)
+    on_mug = shape.axis_offset() + [(inside + bar) / 2, 0.0, top - HANDLE_GRASP_DEPTH / 2]
+    # Fingers open along the mug's local x (from the wall's inside to the bar), z (the approach) down.
+    hand_on_mug = Rotation.from_euler("xz", [np.pi, -np.pi / 2])
+    positions, quaternions, opening = np.zeros((count, 3)), np.zeros((count, 4)), np.ones(count)
+    for frame in range(count):
+        held = min(max(frame, grasp), release)
+        turn = motion.rotation(held)
+        positions[frame] = motion.positions[held] + turn @ on_mug
+        # In and out along the mug's axis (the hand's approach): a finger inside a mug tipped on its peg
+        # that rose straight up dragged its wall.
+        if frame < grasp:
+            positions[frame] += (
+                turn[:, 2] * APPROACH_HEIGHT * min(1.0, (grasp - frame) / max(grasp - approach, 1))
+            )
+        elif frame > release:  # the fingers open first, then it leaves: pads still closing drag the mug
+            positions[frame] += turn[:, 2] * min(
+                APPROACH_HEIGHT, 0.01 * max(0, frame - release - OPEN_FRAMES)
+            )
+        quaternions[frame] = (Rotation.from_matrix(turn) * hand_on_mug).as_quat()[[3, 0, 1, 2]]
+        opening[frame] = (
+            1.0 if frame < grasp - 3 or frame > release else 0.0
+        )  # closed on the wall and the bar
     return GripperTrajectory(positions, quaternions, opening, "synthesised")

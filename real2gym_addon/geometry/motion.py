@@ -14,6 +14,7 @@ gets one pose.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -34,6 +35,8 @@ TILT_GAIN = 0.75
 """A tilted fit is kept only if its RMS point distance is below this fraction of the upright fit's."""
 TILT_TRY_RMS = 0.0008
 """The tilt is fitted only where the upright fit leaves more than this RMS (m): depth noise alone leaves about that."""
+MAX_HANDLE_TURN = math.radians(20.0)
+"""rad: the most a mug (its handle showing which way it is turned) turns from one tracked frame to the next."""
 MIN_TILT = np.radians(3.0)
 """Smaller tilts are taken as upright."""
 LIFTED = 0.01
@@ -180,20 +183,19 @@ def align(
         ``(position, yaw, tilt, rms)``: the aligned pose (tilt ``(2,)``, zeros
         when upright) and the RMS point distance (m).
     """
-    round_ = shape.is_round
     tilt = np.zeros(2) if tilt is None else np.asarray(tilt, float)
 
     def residuals(x, lean):
         local = (points_world - x[:3]) @ orientation(x[3], lean)
         return surface_distance(shape, local)
 
-    def solve(start, lean_free):
+    def solve(start, lean_free, hold_yaw):
         # x: position, yaw (held where it starts for round shapes: a mug's handle keeps the side the fit found
         # it on; it was held at 0, which turned every mug's handle to world +x), then the tilt when free.
         def unpack(v):
             if height is not None:
                 v = np.concatenate((v[:2], [height], v[2:]))
-            yaw_ = start[3] if round_ else v[3]
+            yaw_ = start[3] if hold_yaw else v[3]
             lean = v[-2:] if lean_free else np.zeros(2)
             return np.array([v[0], v[1], v[2], yaw_]), lean
 
@@ -202,16 +204,27 @@ def align(
             return residuals(pose, lean)
 
         free = start[:2] if height is not None else start[:3]
-        vector = np.r_[free, [] if round_ else [start[3]], start[4:] if lean_free else []]
+        vector = np.r_[free, [] if hold_yaw else [start[3]], start[4:] if lean_free else []]
         # Converged at a hundredth of a millimetre: tighter only costs time.
         result = least_squares(fun, vector, loss="soft_l1", f_scale=0.004, max_nfev=100 if lean_free else 60,
                                xtol=1e-4, ftol=1e-4)  # fmt: skip
         pose, lean = unpack(result.x)
         return pose, lean, float(np.sqrt(np.mean(result.fun**2)))
 
-    pose, lean, rms = solve(np.r_[position, yaw, 0.0, 0.0], False)
+    def solve_turned(start, lean_free):
+        # A round shape's turn is held; a mug's handle shows it, but a handle half hidden (behind a peg, in a
+        # hand) can let a fit turn it round: a turn of more than MAX_HANDLE_TURN from the frame before is
+        # not taken.
+        if shape.is_round and not shape.has_handle:
+            return solve(start, lean_free, True)
+        pose, lean, rms = solve(start, lean_free, False)
+        if shape.is_round and abs(math.remainder(pose[3] - start[3], 2 * math.pi)) > MAX_HANDLE_TURN:
+            return solve(start, lean_free, True)
+        return pose, lean, rms
+
+    pose, lean, rms = solve_turned(np.r_[position, yaw, 0.0, 0.0], False)
     if free_tilt and rms > TILT_TRY_RMS:
-        leaned, lean2, rms2 = solve(np.r_[pose, tilt if np.any(tilt) else [0.0, 0.0]], True)
+        leaned, lean2, rms2 = solve_turned(np.r_[pose, tilt if np.any(tilt) else [0.0, 0.0]], True)
         if rms2 < TILT_GAIN * rms and np.linalg.norm(lean2) >= MIN_TILT:
             pose, lean, rms = leaned, lean2, rms2
     return pose[:3], float(pose[3]), lean, rms
