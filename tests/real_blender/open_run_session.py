@@ -1,12 +1,13 @@
 """Opens a finished run in the real Blender GUI under Xvfb; run by test_gui.py, not by pytest directly.
 
 Usage (inside Blender): blender --factory-startup --enable-event-simulate
-    --python open_run_session.py -- ZIP OUT_DIR RESULT_JSON SCREENSHOT_PNG
+    --python open_run_session.py -- ZIP OUT_DIR RESULT_JSON SCREENSHOT_PNG [MARKER [OFFSET]]
 
 Installs the extension zip, presses *Open Run* on a run's output folder the way
-the sidebar does (with the folder given, so no file browser), goes to the grasp
-keyframe in the camera view with the sidebar's Real2Gym tab open, takes a
-screenshot of the X screen, writes what the scene holds to RESULT_JSON and quits.
+the sidebar does (with the folder given, so no file browser), goes to the keyframe
+whose marker starts with MARKER (``grasp`` by default), OFFSET frames on, in the
+camera view with the sidebar's Real2Gym tab open, takes a screenshot of the X
+screen, writes what the scene holds to RESULT_JSON and quits.
 """
 
 import os
@@ -17,7 +18,10 @@ import bpy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from session_kit import Session, Step, final_screenshot, install, open_real2gym_tab  # noqa: E402
 
-ZIP, OUT, RESULT, SCREENSHOT = sys.argv[sys.argv.index("--") + 1 :][:4]
+ARGS = sys.argv[sys.argv.index("--") + 1 :]
+ZIP, OUT, RESULT, SCREENSHOT = ARGS[:4]
+MARKER = ARGS[4] if len(ARGS) > 4 else "grasp"
+OFFSET = int(ARGS[5]) if len(ARGS) > 5 else 0
 
 
 def open_run(session: Session) -> None:
@@ -39,8 +43,9 @@ def open_run(session: Session) -> None:
         "keyframes": len(fixes.keyframes),
         "verification": fixes.verification,
     }
-    grasp = next((m.frame for m in scene.timeline_markers if m.name.startswith("grasp")), 0)
-    scene.frame_set(grasp)
+    shown = next((m.frame for m in scene.timeline_markers if m.name.startswith(MARKER)), 0) + OFFSET
+    scene.frame_set(min(shown, scene.frame_end))
+    result["frame"] = scene.frame_current
     session.show_camera_view()
 
 
