@@ -2,8 +2,8 @@
 
 Two tasks: ``stack`` and ``hang``. For ``hang``, tools/make_hang_demo.py (its own MuJoCo model: a mug
 taken by its handle and hung on one of a mug tree's 2-3 pegs, seeded tree, mug and camera) films seeds 0-3
-with the robot's recording (``hang_rec``) and seeds 0-1 let go 4 cm short of the peg (``hang_miss``, which
-must fail ``task_success``); the rack's fitted pegs are scored against the truth (length, radius, each
+with the robot's recording (``hang_rec``), the same films without it (``hang_norec``), and seeds 0-1 let go
+4 cm short of the peg (``hang_miss``, which must fail ``task_success``); the rack's fitted pegs are scored against the truth (length, radius, each
 peg's height: target 3 mm or 5 %; elevation). For ``stack``, tools/make_demo.py (its own MuJoCo model and gripper, not the project's
 exporter) films a block set on a larger free block (``--target base``) or dropped into a free bowl
 (``--target bowl``), each seed drawing the camera (azimuth -110 to -30 deg, elevation 30 to 50 deg,
@@ -130,10 +130,9 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 f"{HANG_MISS:g}",
                 *HANG_OPTIONS,
             ]
-    chosen = _chosen_or_all()  # the recorded films are made for the set without the recording too
-    wanted = {
-        k: v for k, v in wanted.items() if k[0] in chosen or (k[0] == "stack_rec" and "stack_norec" in chosen)
-    }
+    chosen = _chosen_or_all()  # the recorded films are made for the sets without the recording too
+    derived = {"stack_rec": "stack_norec", "hang_rec": "hang_norec"}
+    wanted = {k: v for k, v in wanted.items() if k[0] in chosen or derived.get(k[0]) in chosen}
     tools = {
         "stack_cycles": "make_varied_demo.py",
         "hang_rec": "make_hang_demo.py",
@@ -144,15 +143,23 @@ def _scenes() -> dict[str, dict[str, Path]]:
         statuses = list(pool.map(lambda job: _make(*job), jobs))
     sets: dict[str, dict[str, Path]] = {
         name: {}
-        for name in ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_miss")
+        for name in (
+            "stack_rec",
+            "stack_norec",
+            "stack_miss",
+            "stack_cycles",
+            "hang_rec",
+            "hang_norec",
+            "hang_miss",
+        )
     }
     for ((set_name, name), _), status in zip(wanted.items(), statuses, strict=True):
         print(f"  {set_name:11s} {name:14s} {status}", file=sys.stderr, flush=True)
         if status in ("made", "kept"):
             sets[set_name][name] = CACHE / set_name / name
-            if set_name == "stack_rec" and "stack_norec" in chosen:
-                sets["stack_norec"][name] = _without_recording(
-                    CACHE / set_name / name, CACHE / "stack_norec" / name
+            if derived.get(set_name) in chosen:
+                sets[derived[set_name]][name] = _without_recording(
+                    CACHE / set_name / name, CACHE / derived[set_name] / name
                 )
     return {name: scenes for name, scenes in sets.items() if name in chosen}
 
@@ -215,7 +222,8 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
     """The share verified per set, the failing versions failed by ``task_success``, the target's size."""
     figures, chosen = [], _chosen_or_all()
     for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET),
-                             ("stack_cycles", VERIFIED_WITHOUT_TARGET), ("hang_rec", VERIFIED_WITH_TARGET)):  # fmt: skip
+                             ("stack_cycles", VERIFIED_WITHOUT_TARGET), ("hang_rec", VERIFIED_WITH_TARGET),
+                             ("hang_norec", VERIFIED_WITHOUT_TARGET)):  # fmt: skip
         if set_name not in chosen:
             continue
         rows = list(results.get(set_name, {}).values())
@@ -233,7 +241,10 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         figures.append(Figure(NAME, "hang_miss: failed by task_success", right, f"of {len(misses)}",
                               target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
     racks = [
-        r for name in ("hang_rec", "hang_miss") for r in results.get(name, {}).values() if "peg_length_m" in r
+        r
+        for name in ("hang_rec", "hang_norec", "hang_miss")
+        for r in results.get(name, {}).values()
+        if "peg_length_m" in r
     ]
     # Dimensions within 3 mm or 5 % (the issue's target); each peg's height within 3 mm; the elevation shown.
     truths = {"peg_length_m": "true_peg_length_m", "peg_radius_m": "true_peg_radius_m"}
@@ -254,11 +265,20 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
                               target=target, passed=within))  # fmt: skip
     sizes = [r["size_error_m"] for rows in results.values() for r in rows.values() if r.get("ran")]
     if sizes:
-        figures.append(Figure(NAME, "stack target's fitted size, worst error", max(sizes) * 1000, "mm"))
+        figures.append(Figure(NAME, "target's fitted box, worst error (a rack's box moves with its pegs)",
+                              max(sizes) * 1000, "mm"))  # fmt: skip
     return figures
 
 
 def _chosen_or_all() -> set[str]:
     """The sets ``$REAL2GYM_TASK_SETS`` names (comma-separated), else all of them."""
     chosen = {n for n in os.environ.get("REAL2GYM_TASK_SETS", "").split(",") if n}
-    return chosen or {"stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_miss"}
+    return chosen or {
+        "stack_rec",
+        "stack_norec",
+        "stack_miss",
+        "stack_cycles",
+        "hang_rec",
+        "hang_norec",
+        "hang_miss",
+    }
