@@ -211,13 +211,13 @@ def _uncovered_after(areas: np.ndarray, lift: int, settled: int, rest: int) -> i
 
 
 def _stilled(positions: np.ndarray, rest: int, fps: float) -> int:
-    """The first frame from ``rest`` (where a placed object came within its noise of where it ends) on which
-    it has stopped (under :data:`STILL_SPEED`, over two frames), within :data:`STILL_WAIT_S`; ``rest`` where it
+    """The first frame from ``rest`` (where a placed object came within its noise of where it ends) from which
+    it has stopped (under :data:`STILL_SPEED` to the next frame), within :data:`STILL_WAIT_S`; ``rest`` where it
     does not. A hand lets go of what it has set down, or hung, once it is still: a mug seated on a peg at 12
     cm/s, which ``rest`` alone let go, swung 1.5 cm on from the hand's momentum."""
     last = min(len(positions) - 2, rest + round(STILL_WAIT_S * fps))
     for frame in range(rest, last + 1):
-        if np.linalg.norm(positions[frame + 1] - positions[frame - 1]) * fps / 2 < STILL_SPEED:
+        if np.linalg.norm(positions[frame + 1] - positions[frame]) * fps < STILL_SPEED:  # it moves no more
             return frame
     return rest
 

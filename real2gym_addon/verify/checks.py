@@ -302,8 +302,8 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
     can sweep a finger or the palm through the object, where the video shows it
     still; a real hand went round it. A hand that leaves while its fingers are
     still opening drags the object with a pad. For each object, from the first
-    frame the gripper touches it (or, for the moved object, has its grasp
-    centre within the object's half-diagonal) outside the hold (before the recorded grasp
+    frame the gripper touches it (or, for the moved object, has a geom within
+    ``simulate.HAND_NEAR`` of it) outside the hold (before the recorded grasp
     stall or after the release, and never while both pads hold it) to three
     frames after the last, the check measures how much farther the simulated
     object moves than the video's (after the release, the moved object only
@@ -324,13 +324,18 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
     for obj in geometry.objects:
         touched = record.hand_contacts[obj.name][:frames].copy()
         if obj.name == moved:
-            # Contacts are sampled every control period; a dragging pad touches for a step at a time,
-            # so the grasp centre inside the object's reach counts too.
-            reach = float(np.linalg.norm(obj.fitted.shape.size)) / 2
-            inside = np.linalg.norm(
-                record.gripper_positions[:frames] - record.positions[moved][:frames], axis=1
-            )
-            touched |= inside < reach
+            # Contacts are sampled every control period; a dragging pad touches for a step at a time, so a
+            # hand's geom within a few millimetres of the object counts too. (The grasp centre inside the
+            # object's half-diagonal, which counted before, read a hung mug's swing, 7 cm from anything of
+            # the hand's, as a knock; it stands in where the record has no distances.)
+            if record.hand_near is not None:
+                touched |= record.hand_near[obj.name][:frames]
+            else:
+                reach = float(np.linalg.norm(obj.fitted.shape.size)) / 2
+                inside = np.linalg.norm(
+                    record.gripper_positions[:frames] - record.positions[moved][:frames], axis=1
+                )
+                touched |= inside < reach
             touched[grasp:release] = False
             touched &= ~record.finger_contacts[moved][:frames].all(axis=1)
         where = np.flatnonzero(touched)

@@ -40,6 +40,8 @@ time constant. Without it the hand ran a video frame behind its path (25 mm mean
 recording's sampling (a frame is recorded at the nearest control update, within 5 ms)."""
 SUSTAIN_SAMPLES = 3
 """Contact samples (30 ms) a penetration must hold to count as sustained."""
+HAND_NEAR = 0.005
+"""m: a gripper geom this near an object's geom is at it (a pad that drags it, between its touches)."""
 
 
 @dataclasses.dataclass
@@ -58,7 +60,9 @@ class SimulationRecord:
         hand_contacts: Object name -> ``(...)`` bool, touched by any part of the gripper (palm,
             fingers) at a contact sample (every control period) within each frame; None without a
             gripper. A pad that drags an object touches it for a step or two at a time, which
-            samples can miss: ``checks.hand_clearance`` also counts the hand inside the object's reach.
+            samples can miss: ``checks.hand_clearance`` also counts ``hand_near``.
+        hand_near: Object name -> ``(...)`` bool, some geom of the gripper within :data:`HAND_NEAR` of one of
+            its collision geoms as the frame is recorded; None without a gripper.
         deepest: Object name -> deepest penetration of any of its contacts over the run (m, >= 0).
         deepest_frame: Object name -> frame of that penetration.
         sustained: Object name -> deepest penetration held for ``SUSTAIN_SAMPLES``
@@ -92,6 +96,7 @@ class SimulationRecord:
     joint_values: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     finger_gap: np.ndarray | None = None
     hand_contacts: dict[str, np.ndarray] | None = None
+    hand_near: dict[str, np.ndarray] | None = None
     sustained: dict[str, float] = dataclasses.field(default_factory=dict)
     sustained_frame: dict[str, int] = dataclasses.field(default_factory=dict)
     diverged_frame: int | None = None
@@ -181,6 +186,24 @@ def replay(
     return time.perf_counter() - started, run.step_count
 
 
+def _near_hand(
+    model: mujoco.MjModel, data: mujoco.MjData, hand_geoms: np.ndarray, object_geoms: list
+) -> np.ndarray:
+    """Per object: is a gripper geom within :data:`HAND_NEAR` of one of its geoms now. Bounding spheres
+    first; the exact distance only for the pairs they leave."""
+    near = np.zeros(len(object_geoms), bool)
+    hand_at, hand_bound = data.geom_xpos[hand_geoms], model.geom_rbound[hand_geoms]
+    for index, geoms in enumerate(object_geoms):
+        gaps = np.linalg.norm(hand_at[:, None] - data.geom_xpos[geoms][None], axis=2)
+        close = np.argwhere(gaps - hand_bound[:, None] - model.geom_rbound[geoms][None] < HAND_NEAR)
+        near[index] = any(
+            mujoco.mj_geomDistance(model, data, int(hand_geoms[h]), int(geoms[g]), HAND_NEAR, None)
+            < HAND_NEAR
+            for h, g in close
+        )
+    return near
+
+
 def simulate(
     model: mujoco.MjModel,
     name_map: dict[str, str],
@@ -214,6 +237,8 @@ def simulate(
         hand = model.body(NAMES["hand"]).id
         left_pad, right_pad = model.geom(NAMES["left_pad"]).id, model.geom(NAMES["right_pad"]).id
         is_hand_geom = model.body_rootid[model.geom_bodyid] == hand
+        colliding = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
+        hand_geoms = np.flatnonzero(is_hand_geom & colliding)
 
     names = list(name_map)
     object_bodies = np.array([body_ids[n] for n in names], int)
@@ -221,6 +246,7 @@ def simulate(
     all_quaternions = np.zeros((total_frames, len(names), 4))
     all_fingers = np.zeros((total_frames, len(names), 2), bool)
     all_hand = np.zeros((total_frames, len(names)), bool)
+    all_near = np.zeros((total_frames, len(names)), bool)
     all_speeds = np.zeros((settle_frames, len(names), 2))
     all_qpos = np.zeros((total_frames, model.nq))
     velocity = np.zeros(6)
@@ -231,6 +257,8 @@ def simulate(
     index_of_body = np.full(model.nbody, -1)
     index_of_body[object_bodies] = np.arange(len(names))
     object_of_geom = index_of_body[geom_body]
+    object_geoms = [np.flatnonzero((object_of_geom == i) & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
+                    for i in range(len(names))]  # fmt: skip
     gripper_positions = np.zeros((total_frames, 3))
     # Control updates every `chunk` steps; each video frame is recorded at the nearest update
     # (within half a control period, 5 ms), so MuJoCo steps in long uninterrupted runs.
@@ -296,6 +324,7 @@ def simulate(
         all_quaternions[frame] = data.xquat[object_bodies]
         if has_gripper:
             gripper_positions[frame] = data.xpos[hand]
+            all_near[frame] = _near_hand(model, data, hand_geoms, object_geoms)
         if frame >= frames:
             for index, body in enumerate(object_bodies):
                 mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
@@ -331,6 +360,7 @@ def simulate(
         joint_values=joint_values,
         finger_gap=finger_gap,
         hand_contacts={n: all_hand[:, i] for i, n in enumerate(names)} if has_gripper else None,
+        hand_near={n: all_near[:, i] for i, n in enumerate(names)} if has_gripper else None,
         diverged_frame=diverged,
         warnings=warnings,
         steps=step_count,

@@ -455,3 +455,42 @@ def test_without_a_recording_a_mug_is_taken_by_its_handle_and_the_hand_turns_wit
     assert np.allclose(hand.positions[release + OPEN_FRAMES], hand.positions[release])
     away = hand.positions[-1] - hand.positions[release]
     assert np.allclose(away / np.linalg.norm(away), motion.rotation(release)[:, 2], atol=1e-9)
+
+
+def test_the_hand_is_near_an_object_only_within_millimetres_of_it(tmp_path) -> None:
+    """hand_clearance counts the object's motion as the hand's where a geom of the hand is within 5 mm of
+    it, between the sampled contacts (a dragging pad); the grasp centre inside the object's half-diagonal,
+    which counted before, read a hung mug's swing, 7 cm from anything of the hand's, as a knock."""
+    import mujoco
+
+    from real2gym.real2gym_addon.demo import Camera
+    from real2gym.real2gym_addon.mjcf import export
+    from real2gym.real2gym_addon.mjcf.gripper import NAMES
+    from real2gym.real2gym_addon.verify.simulate import HAND_NEAR, _near_hand
+
+    mug = _hung_mug(1, along=0.07)
+    objects = [export.SceneObject("mug", "manipulated", MUG, mug.fitted.position, mug.fitted.yaw)]
+    hand_at = mug.fitted.position + [0.0, 0.0, 0.3]
+    scene = export.build_scene(objects, [-0.3, -0.3, 0.3, 0.3], np.eye(4), Camera(320, 240, 300.0, 300.0, 160.0, 120.0),
+                               (hand_at, np.array([0.0, 1.0, 0.0, 0.0])), tmp_path)  # fmt: skip
+    model, data = scene.model, mujoco.MjData(scene.model)
+    hand = model.body(NAMES["hand"]).id
+    colliding = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
+    hand_geoms = np.flatnonzero((model.body_rootid[model.geom_bodyid] == hand) & colliding)
+    body = model.body("mug").id
+    mug_geoms = [np.flatnonzero((model.geom_bodyid == body) & colliding)]
+    free = model.joint("gripper_free").qposadr[0]
+
+    data.qpos[free : free + 3] = hand_at
+    seen = set()
+    for _ in range(400):  # lowered a millimetre at a time onto the mug
+        mujoco.mj_forward(model, data)
+        exact = min(mujoco.mj_geomDistance(model, data, int(h), int(g), 1.0, None)
+                    for h in hand_geoms for g in mug_geoms[0])  # fmt: skip
+        near = bool(_near_hand(model, data, hand_geoms, mug_geoms)[0])
+        assert near == (exact < HAND_NEAR), (exact, near)
+        seen.add(near)
+        if exact < 0.0:
+            break
+        data.qpos[free + 2] -= 0.001
+    assert seen == {True, False}
