@@ -54,6 +54,7 @@ HANG_MISS = 0.04
 HANG_OPTIONS = ("--with-trajectory", "--with-world-from-camera", "--size", "640x480")
 """640x480: at 320x240 a mug's handle a metre away is two pixels across and its depth readings drop out at
 its edges, so no handle is fitted and the hand's grasp, on the handle, holds nothing."""
+SETS = ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_norec", "hang_miss")
 VERIFIED_WITH_TARGET = 0.90
 VERIFIED_WITHOUT_TARGET = 0.75
 
@@ -141,18 +142,7 @@ def _scenes() -> dict[str, dict[str, Path]]:
     jobs = [(CACHE / s / n, o, tools.get(s, "make_demo.py")) for (s, n), o in wanted.items()]
     with ThreadPoolExecutor(max_workers=2) as pool:
         statuses = list(pool.map(lambda job: _make(*job), jobs))
-    sets: dict[str, dict[str, Path]] = {
-        name: {}
-        for name in (
-            "stack_rec",
-            "stack_norec",
-            "stack_miss",
-            "stack_cycles",
-            "hang_rec",
-            "hang_norec",
-            "hang_miss",
-        )
-    }
+    sets: dict[str, dict[str, Path]] = {name: {} for name in SETS}
     for ((set_name, name), _), status in zip(wanted.items(), statuses, strict=True):
         print(f"  {set_name:11s} {name:14s} {status}", file=sys.stderr, flush=True)
         if status in ("made", "kept"):
@@ -273,12 +263,4 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
 def _chosen_or_all() -> set[str]:
     """The sets ``$REAL2GYM_TASK_SETS`` names (comma-separated), else all of them."""
     chosen = {n for n in os.environ.get("REAL2GYM_TASK_SETS", "").split(",") if n}
-    return chosen or {
-        "stack_rec",
-        "stack_norec",
-        "stack_miss",
-        "stack_cycles",
-        "hang_rec",
-        "hang_norec",
-        "hang_miss",
-    }
+    return chosen or set(SETS)
