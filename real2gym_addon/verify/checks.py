@@ -338,6 +338,8 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
                 touched |= inside < reach
             touched[grasp:release] = False
             touched &= ~record.finger_contacts[moved][:frames].all(axis=1)
+            if release < frames:  # the hand leaves from where it let go: a closed hand that yanks the object
+                touched[release] = True  # on (a sparse recording's) leaves it within millimetres at once
         where = np.flatnonzero(touched)
         # The moved object's touches on the way in and on the way out are separate windows.
         windows = [where] if obj.name != moved else [where[where < grasp], where[where >= grasp]]
