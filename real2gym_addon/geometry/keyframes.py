@@ -48,10 +48,6 @@ JITTER_REACH = 0.03
 """m: the measured poses that give that spread lie this near the final pose."""
 GRASP_LEAD_S = 0.2
 FALL_SPEED = 0.3
-STILL_SPEED = 0.03
-"""m/s: a placed object moving slower than this has stopped (a mug being seated on its peg: 0.12 m/s) ..."""
-STILL_WAIT_S = 0.5
-"""... looked for this long after it comes within its noise of where it ends."""
 """m/s downwards: an object reaching its rest faster has been dropped (a hand slows down to set one down)."""
 GLITCH_S = 0.2
 """s: the longest a resting object's measured pose may stray from where it ends and come back there as a
@@ -210,18 +206,6 @@ def _uncovered_after(areas: np.ndarray, lift: int, settled: int, rest: int) -> i
     return frame if frame + 1 < len(areas) else None
 
 
-def _stilled(positions: np.ndarray, rest: int, fps: float) -> int:
-    """The first frame from ``rest`` (where a placed object came within its noise of where it ends) from which
-    it has stopped (under :data:`STILL_SPEED` to the next frame), within :data:`STILL_WAIT_S`; ``rest`` where it
-    does not. A hand lets go of what it has set down, or hung, once it is still: a mug seated on a peg at 12
-    cm/s, which ``rest`` alone let go, swung 1.5 cm on from the hand's momentum."""
-    last = min(len(positions) - 2, rest + round(STILL_WAIT_S * fps))
-    for frame in range(rest, last + 1):
-        if np.linalg.norm(positions[frame + 1] - positions[frame]) * fps < STILL_SPEED:  # it moves no more
-            return frame
-    return rest
-
-
 def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = None) -> int | None:
     """Without a recording, where the carried object is let go.
 
@@ -234,7 +218,7 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     down), it was dropped: the release is the frame before it started to fall,
     over where it lands (:data:`DROP_DRIFT`; a hand that lowers it fast while still
     carrying it sideways has not let go yet). Otherwise it was placed, and let go
-    where it came to rest and stopped (:func:`_stilled`).
+    where it came to rest.
     """
     z = motion.positions[:, 2]
     # Where it ends: the last tenth of the video, not its last frame alone (the smoothed path's end
@@ -273,7 +257,7 @@ def _put_down(motion: Motion, lift: int, fps: float, areas: np.ndarray | None = 
     # by the frames often ends with a short last step; a hand slows down before it sets one down).
     falling = rest - 2 >= lift and -speed[rest - 1] >= FALL_SPEED and speed[rest - 1] < speed[rest - 2]
     if -speed[rest] < FALL_SPEED and not falling:
-        return _stilled(motion.positions, rest, fps)
+        return rest
     slow = np.nonzero(speed[lift:rest] > -FALL_SPEED)[0]
     frame = lift + int(slow[-1]) if len(slow) else rest
     drift = np.linalg.norm(motion.positions[:, :2] - final[:2], axis=1)
