@@ -325,17 +325,10 @@ def hand_clearance(task: dict, geometry: Geometry, record: SimulationRecord) -> 
         touched = record.hand_contacts[obj.name][:frames].copy()
         if obj.name == moved:
             # Contacts are sampled every control period; a dragging pad touches for a step at a time, so a
-            # hand's geom within a few millimetres of the object counts too. (The grasp centre inside the
-            # object's half-diagonal, which counted before, read a hung mug's swing, 7 cm from anything of
-            # the hand's, as a knock; it stands in where the record has no distances.)
-            if record.hand_near is not None:
-                touched |= record.hand_near[obj.name][:frames]
-            else:
-                reach = float(np.linalg.norm(obj.fitted.shape.size)) / 2
-                inside = np.linalg.norm(
-                    record.gripper_positions[:frames] - record.positions[moved][:frames], axis=1
-                )
-                touched |= inside < reach
+            # hand's geom within a few millimetres of the object counts too (recorded with the contacts). The
+            # grasp centre inside the object's half-diagonal, which counted before, read a hung mug's swing,
+            # 7 cm from anything of the hand's, as a knock.
+            touched |= record.hand_near[obj.name][:frames]
             touched[grasp:release] = False
             touched &= ~record.finger_contacts[moved][:frames].all(axis=1)
             if release < frames:  # the hand leaves from where it let go: a closed hand that yanks the object

@@ -237,8 +237,6 @@ def simulate(
         hand = model.body(NAMES["hand"]).id
         left_pad, right_pad = model.geom(NAMES["left_pad"]).id, model.geom(NAMES["right_pad"]).id
         is_hand_geom = model.body_rootid[model.geom_bodyid] == hand
-        colliding = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
-        hand_geoms = np.flatnonzero(is_hand_geom & colliding)
 
     names = list(name_map)
     object_bodies = np.array([body_ids[n] for n in names], int)
@@ -257,8 +255,10 @@ def simulate(
     index_of_body = np.full(model.nbody, -1)
     index_of_body[object_bodies] = np.arange(len(names))
     object_of_geom = index_of_body[geom_body]
-    object_geoms = [np.flatnonzero((object_of_geom == i) & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
-                    for i in range(len(names))]  # fmt: skip
+    if has_gripper:  # the geoms that collide, the hand's and each object's, for its nearness on each frame
+        colliding = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
+        hand_geoms = np.flatnonzero(is_hand_geom & colliding)
+        object_geoms = [np.flatnonzero((object_of_geom == i) & colliding) for i in range(len(names))]
     gripper_positions = np.zeros((total_frames, 3))
     # Control updates every `chunk` steps; each video frame is recorded at the nearest update
     # (within half a control period, 5 ms), so MuJoCo steps in long uninterrupted runs.
