@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import DemoFolderError, WarningLog
+from .geometry.contents import Contents
 from .geometry.shape_kinds import PROMPT_SHAPES, SHAPE_KINDS
 from .names import check_object_name, clashing_names
 from .tasks import STEPS, STEPS_FIELD, TASKS, moved_step
@@ -94,6 +95,7 @@ class ObjectPrompt:
         mesh: For ``"shape": "mesh"``: the user's OBJ file (``"mesh"``), relative to the demo folder, or None.
         parts: Its moving parts (a door, a drawer), each prompted like an object and segmented apart
             from it.
+        contents: What it holds that a ``pour`` pours out (``"contents"``), or None.
     """
 
     name: str
@@ -107,6 +109,7 @@ class ObjectPrompt:
     size: tuple[float, float, float] | None = None
     mesh: str | None = None
     parts: tuple[PartPrompt, ...] = ()
+    contents: Contents | None = None
 
     @property
     def known_height(self) -> float | None:
@@ -157,6 +160,8 @@ class Task:
         part: For ``open`` and ``close``: the part that moves.
         to: For ``open`` and ``close``: the share of the range asked for, or None for the default.
         steps: For ``steps``: each step as prompts.json gives it.
+        min_share: For ``pour``: the share of the contents that must end in the target, or None for the
+            default.
     """
 
     type: str
@@ -165,6 +170,7 @@ class Task:
     part: str | None = None
     to: float | None = None
     steps: tuple[dict, ...] | None = None
+    min_share: float | None = None
 
     def to_json(self) -> dict:
         """As report.json's ``task`` (prompts.json's form: only the fields the task has)."""
@@ -242,8 +248,9 @@ def parse_object(
     height, size = _known_size(entry, where)
     prompt = ObjectPrompt.from_prompts(name, list(prompts.values()), shape, role)
     parts = _parts(entry, where, name, video, log)
+    contents = None if entry.get("contents") is None else Contents.from_json(entry["contents"], where)
     return dataclasses.replace(
-        prompt, height=height, size=size, mesh=_mesh_file(entry, where, shape), parts=parts
+        prompt, height=height, size=size, mesh=_mesh_file(entry, where, shape), parts=parts, contents=contents
     )
 
 
@@ -480,6 +487,7 @@ def parse_prompts(
         main = moved_step(task) or task[STEPS_FIELD][0]
         steps = tuple(dict(step) for step in task[STEPS_FIELD])
         return objects, Task(type=kind, object=main["object"], target=main.get("target"), steps=steps)
-    to = task.get("to")
+    to, share = task.get("to"), task.get("min_share")
     return objects, Task(type=kind, object=task.get("object"), target=task.get("target"), part=task.get("part"),
-                         to=None if to is None else float(to))  # fmt: skip
+                         to=None if to is None else float(to),
+                         min_share=None if share is None else float(share))  # fmt: skip

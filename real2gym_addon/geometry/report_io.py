@@ -12,6 +12,7 @@ from scipy.spatial.transform import Rotation
 from ..errors import Real2GymError
 from ..report import Report
 from .camera import split_orientation
+from .contents import Contents
 from .fit import FittedObject
 from .keyframes import GripperTrajectory
 from .motion import Motion
@@ -61,9 +62,12 @@ def geometry_from_report(report: Report) -> Geometry:
             fitted = FittedObject(Shape.from_report(entry), positions[0].copy(), float(yaws[0]))
             visible = [bool(f["visible"]) for f in frames]
             parts = [PartGeometry.from_report(part) for part in entry.get("parts", [])]
+            contents = entry.get("contents")
+            if contents is not None:
+                contents = Contents.from_json(contents, f"report.json, object '{entry['name']}'")
             objects.append(
                 ObjectGeometry(
-                    entry["name"], entry.get("role", "manipulated"), fitted, motion, visible, parts
+                    entry["name"], entry.get("role", "manipulated"), fitted, motion, visible, parts, contents
                 )
             )
         gripper = None

@@ -23,6 +23,7 @@ from ..progress import Progress
 from ..segmentation.run import Segmentation
 from ..tasks import TASKS
 from ..tasks.hanging import HANG, HANG_EVENT
+from ..tasks.pouring import POUR
 from .articulation import HAND_CLEAR, fit_object_parts, out_of_cavities, part_hand_path, with_part_hand
 from .camera import (
     back_project,
@@ -36,6 +37,7 @@ from .camera import (
 )
 from .camera_motion import camera_path
 from .carry import object_hold
+from .contents import Contents, fill_points, pour_events, spill_angle
 from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .hand import hand_evidence
@@ -116,6 +118,7 @@ class ObjectGeometry:
         motion: Per-frame world poses.
         visible: Per-frame visibility (from the masks).
         parts: Its moving parts (a door, a drawer), each on a joint (:mod:`.parts`); empty for a rigid object.
+        contents: What it holds that a pour pours out (:mod:`.contents`), or None.
     """
 
     name: str
@@ -124,6 +127,7 @@ class ObjectGeometry:
     motion: Motion
     visible: list[bool]
     parts: list[PartGeometry] = dataclasses.field(default_factory=list)
+    contents: Contents | None = None
 
     def to_report(self, camera_from_world: np.ndarray) -> dict:
         """The report's object entry (contract fields plus the shape details).
@@ -163,6 +167,8 @@ class ObjectGeometry:
         entry["frames"] = frames
         if self.parts:
             entry["parts"] = [part.to_report(self.name) for part in self.parts]
+        if self.contents is not None:
+            entry["contents"] = self.contents.to_json()
         return entry
 
 
@@ -621,7 +627,8 @@ def run_geometry(
                 partial=np.array([entry["area"] < PARTLY_SEEN * seen_px for entry in summary]),
             )  # fmt: skip
         objects.append(
-            ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary])
+            ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary],
+                           contents=_contents_of(prompt, demo.task, fitted.shape, log))  # fmt: skip
         )
 
     index_of = {prompt.name: index for index, prompt in enumerate(demo.objects)}
@@ -695,6 +702,9 @@ def run_geometry(
             target = next((o for o in objects if o.name == demo.task.target), None)
             if target is not None:
                 peg_through_handle(moved, target, keyframes, trajectory, log)
+        if demo.task.type == POUR.name and moved.contents is not None:  # where its tilt passes the spill angle
+            tilts = np.array([_tilt(moved.motion.rotation(f)) for f in range(len(moved.motion.positions))])
+            keyframes += pour_events(moved.name, tilts, spill_angle(moved.fitted.shape, moved.contents))
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
@@ -711,6 +721,24 @@ def run_geometry(
             gripper = with_part_hand(gripper, paths, demo.video.fps, frames, max(tops) + HAND_CLEAR)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source,
                     joints_s if segmentation.parts else 0.0)  # fmt: skip
+
+
+def _contents_of(prompt, task, shape, log: WarningLog) -> Contents | None:
+    """The object's contents: its prompt's, or for a pour's source without them the defaults (with a warning);
+    checked to fit in its cavity."""
+    contents = prompt.contents
+    if contents is None and task.type == POUR.name and task.object == prompt.name:
+        contents = Contents()
+        log.warn("prompts", f"object '{prompt.name}' is poured from but has no 'contents': {contents.count} "
+                 f"spheres of {contents.radius * 1000:g} mm assumed (give 'contents' in prompts.json)")  # fmt: skip
+    if contents is not None:
+        fill_points(shape, contents, prompt.name)  # a clear error now when they do not fit, not at export
+    return contents
+
+
+def _tilt(rotation: np.ndarray) -> float:
+    """rad: how far a rotation turns local z from world z."""
+    return float(np.arccos(np.clip(rotation[2, 2], -1.0, 1.0)))
 
 
 def _rest_where_seen(

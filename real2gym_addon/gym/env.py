@@ -33,6 +33,7 @@ from gymnasium import spaces
 from scipy.spatial.transform import Rotation
 
 from ..geometry.camera import pose_matrix, yaw_rotation
+from ..geometry.contents import fill_points
 from ..geometry.parts import part_key
 from ..geometry.report_io import geometry_from_report
 from ..mjcf.export import START_CLEARANCE
@@ -41,7 +42,7 @@ from ..report import read_report
 from ..tasks import STEPS, STEPS_FIELD, TaskState, carried_share, task_type, tilt_between
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
-from ..verify.simulate import HAND_LEAD_S, step_targets, support_forces
+from ..verify.simulate import HAND_LEAD_S, contents_bodies, step_targets, support_forces
 from .export import read_task
 
 MAX_MOVE = 0.02
@@ -102,6 +103,12 @@ class Real2GymEnv(gymnasium.Env):
             for o in self._geometry.objects for p in o.parts
         }  # fmt: skip
         self.joint_names = list(self._parts)
+        # Each object's contents (the spheres a pour pours): their bodies, and how they pack at the start.
+        self._contents = {
+            o.name: (contents_bodies(self.model, bodies[o.name]), fill_points(o.fitted.shape, o.contents, o.name),
+                     o.contents.radius)
+            for o in self._geometry.objects if o.contents is not None
+        }  # fmt: skip
         self._base_pos = self.model.body_pos.copy()
         self._base_quat = self.model.body_quat.copy()
         self._held_since = None  # a steps task: per step, the step it has held since (None: not holding)
@@ -178,6 +185,12 @@ class Real2GymEnv(gymnasium.Env):
             yaw = float(obj.motion.yaws[0])
             self.data.qpos[address : address + 3] = start + [0.0, 0.0, START_CLEARANCE]
             self.data.qpos[address + 3 : address + 7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+            if obj.name in self._contents:  # packed in it again, where it starts now
+                spheres, local, _ = self._contents[obj.name]
+                packed = start + [0.0, 0.0, START_CLEARANCE] + local @ yaw_rotation(yaw).T
+                for sphere, centre in zip(spheres, packed, strict=True):
+                    at = self.model.jnt_qposadr[self.model.body_jntadr[sphere]]
+                    self.data.qpos[at : at + 7] = [*centre, 1.0, 0.0, 0.0, 0.0]
         for obj in geometry.objects:  # each part at its start (varied, or the demo's)
             for part in obj.parts:
                 self.data.qpos[self._parts[part_key(obj.name, part.name)][0]] = part.filled_q()[0]
@@ -309,8 +322,11 @@ class Real2GymEnv(gymnasium.Env):
                 forces, float(self.model.body_mass[body] * -self.model.opt.gravity[2]), target
             )
             tilt = tilt_between(self._start_turns[other], turn)
+        spheres, _, radius = self._contents.get(moved, (None, None, 0.0))
         return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target], target_rotation=turn,
-                         support_share=share, target_tilt_rad=tilt, moved_rotation=own_turn)  # fmt: skip
+                         support_share=share, target_tilt_rad=tilt, moved_rotation=own_turn,
+                         contents=None if spheres is None else self.data.xpos[spheres].copy(), contents_radius=radius,
+                         min_share=self._task.get("min_share"))  # fmt: skip
 
     def _part_state(self, task: dict) -> TaskState:
         """A part task's state now: its joint's value and how open that is."""

@@ -25,6 +25,7 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import Real2GymError
 from ..geometry.camera import pose_matrix, yaw_rotation
+from ..geometry.contents import Contents, fill_points
 from ..geometry.parts import PART_ARMATURE, part_key
 from ..geometry.pieces import DEFAULT_DENSITY, GEOM_BOX
 from ..geometry.shape_kinds import kind_entry
@@ -66,6 +67,7 @@ class SceneObject:
             other objects; the gripper's pads use their own.
         parts: Its moving parts (:class:`..geometry.parts.PartGeometry`), each a child body on its joint.
         part_q: Each part's joint value at the exported frame, by part name (the joint's ``ref``).
+        contents: What it holds (spheres a pour pours out), packed in its cavity; None for nothing.
     """
 
     name: str
@@ -78,6 +80,7 @@ class SceneObject:
     friction: float = DEFAULT_FRICTION
     parts: list = dataclasses.field(default_factory=list)
     part_q: dict[str, float] = dataclasses.field(default_factory=dict)
+    contents: Contents | None = None
 
 
 @dataclasses.dataclass
@@ -130,6 +133,33 @@ def _add_object(
                      condim=4 if obj.role == "manipulated" else 3)  # fmt: skip
     for part in obj.parts:
         _add_part(spec, body, obj, part, part_names[part.name], colour, meshes)
+    if obj.contents is not None:
+        _add_contents(spec, obj, body_name)
+
+
+CONTENTS_FRICTION = 0.3
+"""Sliding friction of the spheres of a container's contents (glass beads, grains: 0.2-0.4)."""
+CONTENTS_COLOUR = (0.35, 0.65, 0.95, 1.0)
+
+
+def contents_body(body_name: str, index: int) -> str:
+    """The MJCF body of sphere ``index`` of the contents of the object whose body is ``body_name``."""
+    return f"{body_name}_contents_{index:03d}"
+
+
+def _add_contents(spec: mujoco.MjSpec, obj: SceneObject, body_name: str) -> None:
+    """The object's contents: one free sphere body each, packed in its cavity at its exported pose (upright,
+    turned by its yaw), a little above its start clearance."""
+    contents = obj.contents
+    local = fill_points(obj.shape, contents, obj.name)
+    world = obj.position + [0, 0, START_CLEARANCE] + local @ yaw_rotation(obj.yaw).T
+    for index, centre in enumerate(world):
+        sphere = spec.worldbody.add_body(name=contents_body(body_name, index), pos=centre.tolist())
+        sphere.add_freejoint()
+        sphere.add_geom(name=f"{contents_body(body_name, index)}_geom", type=mujoco.mjtGeom.mjGEOM_SPHERE,
+                        size=[contents.radius, 0, 0], density=contents.density,
+                        friction=[CONTENTS_FRICTION, 0.005, 0.0001], priority=OBJECT_PRIORITY, condim=3, group=1,
+                        solref=CONTACT_SOLREF, solimp=CONTACT_SOLIMP, rgba=list(CONTENTS_COLOUR))  # fmt: skip
 
 
 def _add_shape_geoms(spec, body, name: str, shape: Shape, body_name: str, colour, meshes: dict, mass, density,
@@ -374,7 +404,8 @@ def objects_at_frame(
         objects.append(SceneObject(o.name, o.role, o.fitted.shape, position, float(o.motion.yaws[frame]),
                                    mass=masses.get(o.name), friction=frictions.get(o.name, DEFAULT_FRICTION),
                                    parts=list(o.parts),
-                                   part_q={p.name: float(p.filled_q()[frame]) for p in o.parts}))  # fmt: skip
+                                   part_q={p.name: float(p.filled_q()[frame]) for p in o.parts},
+                                   contents=o.contents))  # fmt: skip
     return objects
 
 

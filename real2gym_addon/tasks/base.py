@@ -41,6 +41,10 @@ class TaskState:
             over); None without a free target.
         moved_rotation: ``3x3`` the moved object's orientation (world from its local frame); None where not
             given (a hanging object's lowest point needs it).
+        contents: ``Nx3`` where the moved object's contents (the spheres a ``pour`` pours) are, world frame;
+            None where it has none.
+        contents_radius: m, one sphere's radius; 0 without contents.
+        min_share: The task's own ``min_share`` (``pour``), or None for the task type's default.
     """
 
     moved_position: np.ndarray | None
@@ -55,6 +59,9 @@ class TaskState:
     support_share: float | None = None
     target_tilt_rad: float | None = None
     moved_rotation: np.ndarray | None = None
+    contents: np.ndarray | None = None
+    contents_radius: float = 0.0
+    min_share: float | None = None
 
     def radial_offset(self) -> float:
         """m: the moved object's centre from the target's axis, across the table."""
@@ -100,6 +107,9 @@ class TaskType:
         success: The predicate: the state -> ``{"passed": bool, ...figures}``.
         task_json: The figures ``task.json``'s ``success`` section carries for environments
             read by other tools: (report entry of the target or None) -> fields.
+        check_extra: Checks the task's own fields beyond object, target and part (prompts.json's task) ->
+            what is wrong, or None.
+        reads_contents: The predicate reads :attr:`TaskState.contents` (the environment then tracks them).
     """
 
     name: str
@@ -111,6 +121,8 @@ class TaskType:
     task_json: Callable[[dict | None], dict] = lambda target: {}
     needs_part: bool = False
     reads_support: bool = False
+    check_extra: Callable[[dict], str | None] = lambda task: None
+    reads_contents: bool = False
 
     def check_fields(
         self, task: dict, names: list[str], parts: dict[str, list[str]] | None = None
@@ -141,4 +153,4 @@ class TaskType:
             )
         if target is not None and target == moved:
             return f"the task's object and target are both '{moved}'"
-        return None
+        return self.check_extra(task)

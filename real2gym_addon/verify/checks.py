@@ -101,9 +101,12 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
     if frame in (-1, len(positions) - 1):  # the contact forces are recorded as the run ends
         weight = record.masses[moved] * GRAVITY
         share = carried_share(record.support_force[moved], weight, target.name)
+    contents = record.contents.get(moved)
     return TaskState(positions[frame], obj.fitted.shape, raised, axis, shape, target_rotation=turns[1],
                      support_share=share, target_tilt_rad=tilt_between(turns[0], turns[1]),
-                     moved_rotation=own_turn)  # fmt: skip
+                     moved_rotation=own_turn, contents=None if contents is None else contents[frame],
+                     contents_radius=obj.contents.radius if obj.contents else 0.0,
+                     min_share=task.get("min_share"))  # fmt: skip
 
 
 def _video_path(geometry: Geometry, name: str) -> np.ndarray:

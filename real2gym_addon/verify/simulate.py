@@ -26,6 +26,7 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from ..geometry.carry import gripper_hold
 from ..geometry.keyframes import GripperTrajectory
+from ..mjcf.export import contents_body
 from ..mjcf.gripper import NAMES, WELD_TIME_CONSTANT, finger_command
 
 SETTLE_S = 0.5
@@ -75,6 +76,8 @@ class SimulationRecord:
         qpos: ``(...) x nq`` the whole state's positions per video frame (for rendering).
         joint_values: Part name (``<object>.<part>``) -> ``(...)`` its joint's value per video frame
             (rad or m), the settle frames after the video included.
+        contents: Object name -> ``(...) x N x 3`` where its contents' spheres are per video frame (world, m),
+            for each object that holds some.
         diverged_frame: First frame where the simulation went wrong, or None.
         warnings: MuJoCo warning names raised during the run.
         steps: Physics steps taken.
@@ -99,6 +102,7 @@ class SimulationRecord:
     hand_near: dict[str, np.ndarray] | None = None
     sustained: dict[str, float] = dataclasses.field(default_factory=dict)
     sustained_frame: dict[str, int] = dataclasses.field(default_factory=dict)
+    contents: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     diverged_frame: int | None = None
     warnings: list[str] = dataclasses.field(default_factory=list)
     steps: int = 0
@@ -240,6 +244,9 @@ def simulate(
 
     names = list(name_map)
     object_bodies = np.array([body_ids[n] for n in names], int)
+    sphere_bodies = {name: contents_bodies(model, body) for name, body in name_map.items()}
+    sphere_bodies = {name: ids for name, ids in sphere_bodies.items() if len(ids)}
+    all_contents = {name: np.zeros((total_frames, len(ids), 3)) for name, ids in sphere_bodies.items()}
     all_positions = np.zeros((total_frames, len(names), 3))
     all_quaternions = np.zeros((total_frames, len(names), 4))
     all_fingers = np.zeros((total_frames, len(names), 2), bool)
@@ -322,6 +329,8 @@ def simulate(
         all_qpos[frame] = data.qpos
         all_positions[frame] = data.xpos[object_bodies]
         all_quaternions[frame] = data.xquat[object_bodies]
+        for name, ids in sphere_bodies.items():
+            all_contents[name][frame] = data.xpos[ids]
         if has_gripper:
             gripper_positions[frame] = data.xpos[hand]
             all_near[frame] = _near_hand(model, data, hand_geoms, object_geoms)
@@ -361,11 +370,20 @@ def simulate(
         finger_gap=finger_gap,
         hand_contacts={n: all_hand[:, i] for i, n in enumerate(names)} if has_gripper else None,
         hand_near={n: all_near[:, i] for i, n in enumerate(names)} if has_gripper else None,
+        contents=all_contents,
         diverged_frame=diverged,
         warnings=warnings,
         steps=step_count,
         wall_s=wall,
     )
+
+
+def contents_bodies(model: mujoco.MjModel, body_name: str) -> np.ndarray:
+    """The body ids of the spheres of the contents of the object whose MJCF body is ``body_name``, in order."""
+    ids = []
+    while (found := mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, contents_body(body_name, len(ids)))) >= 0:
+        ids.append(found)
+    return np.array(ids, int)
 
 
 def support_forces(

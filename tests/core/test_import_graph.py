@@ -24,7 +24,7 @@ FOUNDATION = {"errors", "about", "progress", "names", "json_files", "files", "re
 """The core's ground floor: these import nothing of the core but each other."""
 FLOORS = [
     FOUNDATION,
-    {"geometry.shapes", "geometry.shape_kinds", "geometry.kinds", "geometry.pieces", "tasks"},
+    {"geometry.shapes", "geometry.shape_kinds", "geometry.kinds", "geometry.pieces", "geometry.contents", "tasks"},
     {"video", "video_out", "depth", "prompts", "prompts_file", "trajectory", "mesh_file", "demo", "truth",
      "models"},
     {"geometry", "segmentation", "mjcf", "verify", "fixes", "physics", "viewer", "run_options"},
