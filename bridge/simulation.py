@@ -174,6 +174,22 @@ def _key_gripper(copies: _Copies, verification: Verification, frames: np.ndarray
     return names
 
 
+def _key_contents(copies: _Copies, name: str, radius: float, paths: np.ndarray, frames: np.ndarray,
+                  now: int) -> list[str]:  # fmt: skip
+    """One small ball per sphere of an object's contents ("<object> contents <i> sim"), keyed per frame."""
+    import trimesh
+
+    names = []
+    for index in range(paths.shape[1]):
+        label = f"{name} contents {index:03d} sim"
+        ball = mesh_from_trimesh(label, trimesh.creation.icosphere(subdivisions=1, radius=radius))
+        sphere = copies.copy(label, f"{name}.contents.{index:03d}", ball)
+        write_keyframes(sphere, "location", frames, paths[:, index], action_name=f"{label} Sim")
+        sphere.location = paths[now, index]
+        names.append(sphere.name)
+    return names
+
+
 def apply_simulation(
     scene: bpy.types.Scene, verification: Verification, guard: SceneGuard
 ) -> SimulationImport:
@@ -211,6 +227,10 @@ def apply_simulation(
         names.append(copy.name)
         for part in obj_geometry.parts:  # a door or drawer: its joint keyed from the simulated values
             names += key_simulated_part(copies, verification, name, part, copy, frames, now)
+        if name in record.contents:  # what a pour pours: each sphere keyed where it went
+            names += _key_contents(
+                copies, name, obj_geometry.contents.radius, record.contents[name][:count], frames, now
+            )
     gripper = []
     if geometry.gripper is not None and record.qpos is not None:
         gripper = _key_gripper(copies, verification, frames, now)

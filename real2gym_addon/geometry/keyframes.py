@@ -438,15 +438,22 @@ def detect_events(
     )
 
 
-def synthesise_gripper(shape: Shape, motion: Motion, events: list[dict]) -> GripperTrajectory:
+def synthesise_gripper(
+    shape: Shape, motion: Motion, events: list[dict], pour: bool = False
+) -> GripperTrajectory:
     """A top-down grasp trajectory that follows the object between grasp and release.
 
-    A mug (a cup with a handle) is taken by its handle and the wall behind it (:func:`_handle_grasp`);
-    everything else across its shorter horizontal side, at its box's centre."""
+    A container poured from (``pour``) that the video shows tilting is taken from the side
+    (:func:`_side_grasp`); a mug (a cup with a handle) by its handle and the wall behind it
+    (:func:`_handle_grasp`); everything else across its shorter horizontal side, at its box's centre."""
     count = len(motion.positions)
     frame_of = {e["event"]: e["frame"] for e in events}
     grasp, release = frame_of.get("grasp", 0), frame_of.get("release", count - 1)
     approach = max(0, grasp - 15)
+    if pour and shape.is_container:
+        axis = tilt_axis(motion, grasp, release)
+        if axis is not None:
+            return _side_grasp(shape, motion, grasp, release, approach, axis)
     if shape.has_handle:
         return _handle_grasp(shape, motion, grasp, release, approach)
     # Fingers across the shorter horizontal side; z (approach) points down.
@@ -473,6 +480,56 @@ def synthesise_gripper(shape: Shape, motion: Motion, events: list[dict]) -> Grip
         opening[frame] = (
             1.0 if frame < grasp - 3 or frame > release else min(1.0, shape.size[1] / MAX_OPENING * 0.8)
         )
+    return GripperTrajectory(positions, quaternions, opening, "synthesised")
+
+
+POUR_TILT = np.radians(30.0)
+"""rad: a container poured from tilts at least this far for its side grasp to follow the tilt's axis."""
+
+
+def tilt_axis(motion: Motion, start: int, stop: int) -> np.ndarray | None:
+    """The horizontal axis (unit, in the object's own frame as it stands) about which it tilts furthest
+    between frames ``start`` and ``stop``, or None where it tilts less than :data:`POUR_TILT`."""
+    frames = range(start, min(stop, len(motion.positions) - 1) + 1)
+    turns = [motion.rotation(f) for f in frames]
+    if not turns:
+        return None
+    tilts = [float(np.arccos(np.clip(t[2, 2], -1.0, 1.0))) for t in turns]
+    peak = int(np.argmax(tilts))
+    if tilts[peak] < POUR_TILT:
+        return None
+    up = turns[peak][:, 2]  # where its axis points at the peak, world frame
+    axis = np.cross([0.0, 0.0, 1.0], up)  # the level axis it turned about
+    own = Rotation.from_euler("z", motion.yaws[frames[peak]]).as_matrix().T @ axis
+    own[2] = 0.0
+    return own / np.linalg.norm(own)
+
+
+def _side_grasp(shape: Shape, motion: Motion, grasp: int, release: int, approach: int,
+                axis: np.ndarray) -> GripperTrajectory:  # fmt: skip
+    """A container poured from, taken from the side: the hand comes in level along the axis the video
+    tilts it about (``axis``, in its own frame), the grasp centre on its axis at mid-height, the fingers
+    closing across its body. The pour then turns the pads about a line in their own plane, so they turn
+    the container with them (a hand from above would turn it about the pads' normal, by their torsional
+    friction alone, or close a finger over the rim the contents leave by). Held on its pose (yaw and tilt)
+    from grasp to release; in and out along the approach."""
+    count = len(motion.positions)
+    across = np.cross([0.0, 0.0, 1.0], axis)
+    # The hand frame on the container: z (the approach) along the axis, y (the opening) across, x up or down.
+    hand_on = Rotation.from_matrix(np.column_stack((np.cross(across, axis), across, axis)))
+    on_container = shape.axis_offset()
+    positions, quaternions, opening = np.zeros((count, 3)), np.zeros((count, 4)), np.ones(count)
+    for frame in range(count):
+        held = min(max(frame, grasp), release)
+        turn = motion.rotation(held)
+        positions[frame] = motion.positions[held] + turn @ on_container
+        back = turn @ axis
+        if frame < grasp:
+            positions[frame] -= back * APPROACH_HEIGHT * min(1.0, (grasp - frame) / max(grasp - approach, 1))
+        elif frame > release:
+            positions[frame] -= back * min(APPROACH_HEIGHT, 0.01 * max(0, frame - release - OPEN_FRAMES))
+        quaternions[frame] = (Rotation.from_matrix(turn) * hand_on).as_quat()[[3, 0, 1, 2]]
+        opening[frame] = 1.0 if frame < grasp - 3 or frame > release else 0.0
     return GripperTrajectory(positions, quaternions, opening, "synthesised")
 
 

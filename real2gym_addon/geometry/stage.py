@@ -277,7 +277,9 @@ def _leaves_its_place(fitted: FittedObject, masks, visible, views_from_world, ca
         if not visible[frame]:
             running = 0
             continue
-        polygon = silhouette_polygon(fitted.shape, pose_at(views_from_world, frame) @ world_from_object, camera)
+        polygon = silhouette_polygon(
+            fitted.shape, pose_at(views_from_world, frame) @ world_from_object, camera
+        )
         running = running + 1 if mask_outside(polygon, mask) > STATIC_OUTSIDE else 0
         if running == STATIC_MOVED_FRAMES:
             return frame - STATIC_MOVED_FRAMES + 1
@@ -627,8 +629,14 @@ def run_geometry(
                 partial=np.array([entry["area"] < PARTLY_SEEN * seen_px for entry in summary]),
             )  # fmt: skip
         objects.append(
-            ObjectGeometry(prompt.name, prompt.role, fitted, motion, [s["visible"] for s in summary],
-                           contents=_contents_of(prompt, demo.task, fitted.shape, log))  # fmt: skip
+            ObjectGeometry(
+                prompt.name,
+                prompt.role,
+                fitted,
+                motion,
+                [s["visible"] for s in summary],
+                contents=_contents_of(prompt, demo.task, fitted.shape, log),
+            )  # fmt: skip
         )
 
     index_of = {prompt.name: index for index, prompt in enumerate(demo.objects)}
@@ -702,12 +710,16 @@ def run_geometry(
             target = next((o for o in objects if o.name == demo.task.target), None)
             if target is not None:
                 peg_through_handle(moved, target, keyframes, trajectory, log)
-        if demo.task.type == POUR.name and moved.contents is not None:  # where its tilt passes the spill angle
+        if (
+            demo.task.type == POUR.name and moved.contents is not None
+        ):  # where its tilt passes the spill angle
             tilts = np.array([_tilt(moved.motion.rotation(f)) for f in range(len(moved.motion.positions))])
             keyframes += pour_events(moved.name, tilts, spill_angle(moved.fitted.shape, moved.contents))
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
-            gripper = synthesise_gripper(moved.fitted.shape, moved.motion, keyframes)
+            gripper = synthesise_gripper(
+                moved.fitted.shape, moved.motion, keyframes, pour=demo.task.type == POUR.name
+            )
             release = next((k["frame"] for k in keyframes if k["event"] == "release"), None)
             others = [o.fitted for o in objects if o is not moved]
             gripper = out_of_cavities(gripper, release, others, demo.video.fps)

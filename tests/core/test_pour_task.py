@@ -36,7 +36,9 @@ def _prompts(contents=None, **task) -> dict:
 
 
 def test_contents_and_min_share_are_read_and_bad_values_named() -> None:
-    objects, task = parse_prompts(_prompts({"count": 25, "radius": 0.005}, min_share=0.7), 10, 160, 120, WarningLog())
+    objects, task = parse_prompts(
+        _prompts({"count": 25, "radius": 0.005}, min_share=0.7), 10, 160, 120, WarningLog()
+    )
     assert objects[0].contents == Contents(count=25, radius=0.005)
     assert task.min_share == 0.7 and task.to_json()["min_share"] == 0.7
     for bad, field in (({"count": 0}, "count"), ({"count": 2.5}, "count"), ({"radius": 0.5}, "radius"),
@@ -58,8 +60,12 @@ def test_the_spheres_pack_inside_the_cavity_apart_or_say_how_many_fit() -> None:
     assert np.hypot(points[:, 0], points[:, 1]).max() + contents.radius < 0.0265  # inside the wall
     assert points[:, 2].min() - contents.radius > -0.045 + 0.006  # above the floor
     bowl_points = fill_points(_bowl(), Contents(count=60))
-    assert all(p[2] + 0.0275 >= _bowl().inner_height(math.hypot(p[0], p[1])) + 0.004 - 1e-6 for p in bowl_points)
-    with pytest.raises(DemoFolderError, match=r"'cup': 400 spheres of 8 mm do not fit .*room for \d+ below the rim"):
+    assert all(
+        p[2] + 0.0275 >= _bowl().inner_height(math.hypot(p[0], p[1])) + 0.004 - 1e-6 for p in bowl_points
+    )
+    with pytest.raises(
+        DemoFolderError, match=r"'cup': 400 spheres of 8 mm do not fit .*room for \d+ below the rim"
+    ):
         fill_points(cup, Contents(count=400, radius=0.008), "cup")
     with pytest.raises(DemoFolderError, match="holds nothing"):
         fill_points(Shape("box", (0.05, 0.05, 0.05)), contents, "block")
@@ -69,7 +75,9 @@ def test_the_spill_angle_falls_as_the_cup_fills_and_places_the_pour_keyframes() 
     cup = _cup()
     low, full = spill_angle(cup, Contents(count=10)), spill_angle(cup, Contents(count=80))
     assert 0 < full < low < math.pi / 2
-    tilts = np.r_[np.zeros(10), np.linspace(0, 2.0, 20), np.full(10, 2.0), np.linspace(2.0, 0, 20), np.zeros(10)]
+    tilts = np.r_[
+        np.zeros(10), np.linspace(0, 2.0, 20), np.full(10, 2.0), np.linspace(2.0, 0, 20), np.zeros(10)
+    ]
     events = pour_events("cup", tilts, low)
     assert [e["event"] for e in events] == ["pour_start", "pour_end"]
     assert tilts[events[0]["frame"]] > low >= tilts[events[0]["frame"] - 1]
@@ -83,7 +91,9 @@ def test_the_predicate_counts_the_spheres_in_the_targets_opening() -> None:
     rng = np.random.default_rng(0)
     inside = axis + np.c_[rng.uniform(-0.04, 0.04, (20, 2)), np.full(20, -0.0275 + 0.012)]
     beside = inside + [0.2, 0.0, 0.0]
-    state = TaskState(np.array([0.0, 0.0, 0.045]), cup, 0.1, axis, bowl, contents=inside, contents_radius=0.004)
+    state = TaskState(
+        np.array([0.0, 0.0, 0.045]), cup, 0.1, axis, bowl, contents=inside, contents_radius=0.004
+    )
     pour = TASKS["pour"].success
     assert pour(state)["passed"] and pour(state)["landed"] == 20
     mixed = np.r_[inside[:15], beside[15:]]  # 75 %: short of the default 80 %, enough for 70 %
