@@ -50,6 +50,8 @@ class Segments:
         lift: The lift keyframe (the grasp when there is none).
         release: Where the fingers start opening (the video's end when they never do).
         frames: The video's frames.
+        arrive: Where the hand must be at the target: the release, or a pour's ``pour_start`` (the pour
+            and the setting down after it follow the target); None for the release.
     """
 
     closing: int
@@ -57,6 +59,7 @@ class Segments:
     lift: int
     release: int
     frames: int
+    arrive: int | None = None
 
 
 def find_segments(geometry: Geometry, task: dict) -> Segments:
@@ -83,7 +86,8 @@ def find_segments(geometry: Geometry, task: dict) -> Segments:
         closing -= 1
     release = min(events.get("release", frames), frames)
     lift = min(max(events.get("lift", grasp), grasp), release)
-    return Segments(closing, grasp, lift, release, frames)
+    arrive = min(max(events["pour_start"], lift), release) if "pour_start" in events else None
+    return Segments(closing, grasp, lift, release, frames, arrive)
 
 
 def min_jerk(s: np.ndarray) -> np.ndarray:
@@ -96,7 +100,9 @@ def blend_weights(segments: Segments) -> np.ndarray:
     """Per frame, how much the target's segment counts (0 before the lift, 1 from the blend's end)."""
     frames = np.arange(segments.frames, dtype=float)
     start = segments.lift
-    end = start + BLEND_SHARE * max(segments.release - start, 1)
+    end = start + BLEND_SHARE * max(
+        (segments.release if segments.arrive is None else segments.arrive) - start, 1
+    )
     return min_jerk((frames - start) / max(end - start, 1e-9))
 
 
