@@ -64,6 +64,8 @@ HANDLE_GRASP_DEPTH = 0.02
 """m: how far below a mug's handle's top a synthesised hand's pads reach (its grasp centre half that)."""
 OPEN_FRAMES = 3
 """Frames a synthesised hand that let go of a mug waits, its fingers opening, before it leaves."""
+CLOSE_FRAMES = 3
+"""Frames a synthesised hand's fingers take to close before the grasp."""
 MAX_OPENING = FULL_OPENING
 
 
@@ -519,17 +521,24 @@ def _side_grasp(shape: Shape, motion: Motion, grasp: int, release: int, approach
     hand_on = Rotation.from_matrix(np.column_stack((np.cross(across, axis), across, axis)))
     on_container = shape.axis_offset()
     positions, quaternions, opening = np.zeros((count, 3)), np.zeros((count, 4)), np.ones(count)
+    arrived = max(approach, grasp - CLOSE_FRAMES - 1)
+    # Closed to the body's width, as a recording has it: the fingers then squeeze by the actuators' stiffness,
+    # short of their force limit, which holds the container centred when the pour turns the closing
+    # direction upright (closed to nothing, both saturate and its weight slid it 1 cm along the fingers).
+    held_width = min(1.0, 2 * shape.params.get("outer_radius", shape.size[0] / 2) / MAX_OPENING)
     for frame in range(count):
         held = min(max(frame, grasp), release)
         turn = motion.rotation(held)
         positions[frame] = motion.positions[held] + turn @ on_container
         back = turn @ axis
-        if frame < grasp:
-            positions[frame] -= back * APPROACH_HEIGHT * min(1.0, (grasp - frame) / max(grasp - approach, 1))
+        if frame < arrived:  # in place before the fingers close: closing on the way grips its near side
+            positions[frame] -= (
+                back * APPROACH_HEIGHT * min(1.0, (arrived - frame) / max(arrived - approach, 1))
+            )
         elif frame > release:
             positions[frame] -= back * min(APPROACH_HEIGHT, 0.01 * max(0, frame - release - OPEN_FRAMES))
         quaternions[frame] = (Rotation.from_matrix(turn) * hand_on).as_quat()[[3, 0, 1, 2]]
-        opening[frame] = 1.0 if frame < grasp - 3 or frame > release else 0.0
+        opening[frame] = 1.0 if frame < grasp - CLOSE_FRAMES or frame > release else held_width
     return GripperTrajectory(positions, quaternions, opening, "synthesised")
 
 
