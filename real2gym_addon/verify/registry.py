@@ -88,6 +88,11 @@ def _task_figure(check: dict) -> str:
         where = (check["relation"] or "off").replace("_", " ")
         share = "" if check["support_share"] is None else f", carries {check['support_share']:.0%}"
         return f"{where}{share}, tilt {check['target_tilt_deg']:.0f} deg"
+    if "landed_share" in check:  # a pour
+        return f"{check['landed']} of {check['count']} landed ({check['landed_share']:.0%})"
+    if "hangs_clear" in check:
+        share = "" if check["support_share"] is None else f"carried {check['support_share']:.0%}, "
+        return f"{share}{_mm(check['clearance_m'])} clear"
     if "inside" in check:
         inside = "inside" if check["inside"] else "outside"
         return f"{inside}, {'resting' if check['resting_on_bottom'] else 'not resting'}"
@@ -138,7 +143,8 @@ CHECKS: dict[str, Check] = {
             "of its inner bottom at the end (inside a cabinet's or drawer's cavity, on its floor); place_on: "
             "resting on the target's top; stack: nested in or on top of the target, which carries 90 % of its weight "
             "and stands within 10 degrees of how it started; hang: the target carries 90 % of its weight, its lowest "
-            "point 1 cm clear of the table and a rack's base; lift: risen more than 2 cm; open / close: the part's joint ends past "
+            "point 1 cm clear of the table and a rack's base; pour: at least 80 % (the task's min_share) of the contents "
+            "inside the target's opening; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),
             suggest=suggestions.container_opening,
