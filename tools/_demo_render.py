@@ -77,13 +77,22 @@ class DemoRenderer:
         width: Image width in pixels.
         height: Image height in pixels.
         object_groups: Object name to the geom group that holds its visible geoms.
+        unmasked_groups: Further geom groups shown in the colour and depth images, where they hide the objects
+            behind them, but part of no object's mask (a poured cup's contents).
     """
 
-    def __init__(self, model: mujoco.MjModel, width: int, height: int, object_groups: dict[str, int]) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        width: int,
+        height: int,
+        object_groups: dict[str, int],
+        unmasked_groups: tuple[int, ...] = (),
+    ) -> None:
         self._model = model
         self._renderer = mujoco.Renderer(model, height, width)
         self._groups = object_groups
-        shown = [GROUP_ENVIRONMENT, GROUP_GRIPPER, *object_groups.values()]
+        shown = [GROUP_ENVIRONMENT, GROUP_GRIPPER, *object_groups.values(), *unmasked_groups]
         self._all = self._option(shown)
         self._alone = {name: self._option([g]) for name, g in object_groups.items()}
         self._geom_object = np.full(model.ngeom, -1)

@@ -28,8 +28,18 @@ def _quat(rot: np.ndarray) -> list[float]:
     return Rotation.from_matrix(rot).as_quat(scalar_first=True).tolist()
 
 
-def _add_environment(spec: mujoco.MjSpec, layout: HangLayout, rng: np.random.Generator) -> None:
-    """Table (a light laminate with a faint mottle), floor, a wall behind the scene, two lights."""
+def add_environment(
+    spec: mujoco.MjSpec, camera_rot: np.ndarray, middle: np.ndarray, rng: np.random.Generator
+) -> None:
+    """Table (a light laminate with a faint mottle), floor, a wall behind the scene, two lights.
+
+    Args:
+        spec: The scene being built.
+        camera_rot: World-from-camera rotation, OpenCV axes, (3, 3): the wall stands 2.6 m beyond
+            ``middle`` along the camera's level view direction, the key light above its left shoulder.
+        middle: The scene's middle, world frame (m), (3,): where the lights point.
+        rng: Random generator for the table's tone and mottle.
+    """
     size = 256
     mottle = cv2.resize(rng.normal(0, 1, (16, 16)), (size, size), interpolation=cv2.INTER_CUBIC)
     mottle += 0.4 * cv2.resize(rng.normal(0, 1, (64, 64)), (size, size), interpolation=cv2.INTER_CUBIC)
@@ -48,16 +58,15 @@ def _add_environment(spec: mujoco.MjSpec, layout: HangLayout, rng: np.random.Gen
                    material="table", **env)  # fmt: skip
     world.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[4, 4, 0.1], pos=[0, 0, -0.75],
                    rgba=[0.35, 0.35, 0.37, 1], **env)  # fmt: skip
-    away = layout.camera_rot[:, 2].copy()  # level, from the camera into the scene
+    away = camera_rot[:, 2].copy()  # level, from the camera into the scene
     away[2] = 0.0
     away /= np.linalg.norm(away)
     wall_rot = np.stack([np.cross([0, 0, 1.0], -away), [0, 0, 1.0], -away], axis=1)
-    middle = layout.rack.foot + [0, 0, 0.15]
     world.add_geom(name="wall", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[3, 2, 0.02],
                    pos=(middle + 2.6 * away).tolist(), quat=_quat(wall_rot), rgba=[0.8, 0.79, 0.75, 1],
                    **env)  # fmt: skip
     # Key light above the camera's left shoulder, so that shadows fall away from the camera.
-    key = middle - 0.7 * away - 0.5 * layout.camera_rot[:, 0] + [0, 0, 1.4]
+    key = middle - 0.7 * away - 0.5 * camera_rot[:, 0] + [0, 0, 1.4]
     world.add_light(name="key", type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL, pos=key.tolist(),
                     dir=(middle - key).tolist(), diffuse=[0.6, 0.6, 0.57], specular=[0.2, 0.2, 0.2],
                     castshadow=True)  # fmt: skip
@@ -154,7 +163,7 @@ def build_model(
     spec.visual.headlight.ambient = [0.28, 0.28, 0.28]
     spec.visual.headlight.diffuse = [0.25, 0.25, 0.25]
 
-    _add_environment(spec, layout, rng)
+    add_environment(spec, layout.camera_rot, layout.rack.foot + [0, 0, 0.15], rng)
     _add_rack(spec, layout.rack, layout.colours["rack"])
     _add_mug(spec, layout.mug, layout.colours["mug"])
     add_gripper(spec, hand_pos, hand_quat, GROUP_GRIPPER)

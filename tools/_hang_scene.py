@@ -34,6 +34,20 @@ def rotation_z(angle: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
+def wall_ring(outer_radius: float, wall: float, height: float) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Centre, full extents and turn about z (cup frame: origin at the bottom's middle, z up; m and rad) of
+    ``WALL_PIECES`` boxes round a straight cup's wall from its bottom to its rim, their outer faces tangent to
+    ``outer_radius``; the first faces +x."""
+    length = 2 * outer_radius * np.tan(np.pi / WALL_PIECES)
+    middle = outer_radius - wall / 2
+    boxes = []
+    for k in range(WALL_PIECES):
+        angle = 2 * np.pi * k / WALL_PIECES
+        centre = np.array([middle * np.cos(angle), middle * np.sin(angle), height / 2])
+        boxes.append((centre, np.array([wall, length, height]), angle))
+    return boxes
+
+
 @dataclass(frozen=True)
 class Rack:
     """A mug tree: a round base, a post on it and straight pegs rising from the post's axis.
@@ -200,16 +214,8 @@ class Mug:
         return np.concatenate([ring, ring + [0, 0, self.height], *corners])
 
     def wall_boxes(self) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """Centre, full extents and turn about z (mug frame, m and rad) of the boxes round the wall, their
-        outer faces tangent to the outer radius; the first faces the handle."""
-        length = 2 * self.outer_radius * np.tan(np.pi / WALL_PIECES)
-        middle = self.outer_radius - self.wall / 2
-        boxes = []
-        for k in range(WALL_PIECES):
-            angle = 2 * np.pi * k / WALL_PIECES
-            centre = np.array([middle * np.cos(angle), middle * np.sin(angle), self.height / 2])
-            boxes.append((centre, np.array([self.wall, length, self.height]), angle))
-        return boxes
+        """The boxes round the wall (``wall_ring``); the first faces the handle."""
+        return wall_ring(self.outer_radius, self.wall, self.height)
 
     def density(self) -> float:
         """kg/m^3 of its collision pieces (bottom disc, wall boxes, handle boxes) so that they weigh ``mass``."""

@@ -76,6 +76,10 @@ BOXY = (BOX.name, CABINET.name)
 """Kinds a known size places without depth (:func:`.no_depth.place_known_box`)."""
 FULL_VIEW = 0.85
 """A rest view's mask is at least this share of the fullest one's (a hand in front makes it smaller)."""
+GROWN_TOO_FAR = 1.5
+"""A rest view whose mask, grown into the depth beside it, is more than this many times the median grown
+view's has grown into something touching the object (a hand's fingers on it, its palm behind): it is left
+out of the shape's fit."""
 COVERS_PROMPT = 0.7
 """A frame whose mask holds this share of the prompt frame's mask sees the object where it stood."""
 ERODE = np.ones((5, 5), np.uint8)
@@ -519,6 +523,14 @@ def run_geometry(
                 points = _object_points(grown, depth.clean(frame, noise_1m), camera)
             views.append(RestView(grown, transform(pose, points), view))
         pairs = [(v, s) for v, s in zip(views, seen, strict=True) if len(v.points_world)]
+        if len(pairs) >= 3:
+            usual = float(np.median([v.mask.sum() for v, _ in pairs]))
+            kept = [(v, s) for v, s in pairs if v.mask.sum() <= GROWN_TOO_FAR * usual]
+            if len(kept) < len(pairs):
+                log.warn("geometry", f"object '{prompt.name}': its mask grew into something touching it on "
+                         f"{len(pairs) - len(kept)} of {len(pairs)} resting frames (a hand?); those are left out "
+                         "of its shape's fit")  # fmt: skip
+            pairs = kept
         if pairs:  # grown, a frame's mask may show that a hand hid part of the object there after all
             fullest = max(int(v.mask.sum()) for v, _ in pairs)
             pairs = [(v, s) for v, s in pairs if v.mask.sum() >= FULL_VIEW * fullest]

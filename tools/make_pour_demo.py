@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Generate a demo folder of a gripper pouring small spheres from a cup into a bowl.
+
+A floating parallel-jaw gripper (tools/_demo_gripper.py; friction only) comes at a plain cup from the side,
+closes its fingers across the cup's body (along the line from the cup to the bowl), lifts it, carries it
+to beside the bowl, tips it about its approach axis by 110-125 degrees so that the cup's opening turns to
+the bowl, holds while the spheres pour out, tips it back, sets it down where it started, lets go and backs
+away. The spheres (glass beads: ``--count`` of ``--radius``) start at rest in the cup. MuJoCo simulates
+and renders it, in a model built here with MjSpec (not by the project's MJCF exporter). The seed draws the
+cup, the bowl, their places, the grasp's height, the lift, the tilt, colours and the camera (from the side
+of the cup-bowl line away from the hand, a little above).
+
+The folder follows docs/data-contract.md: video.mp4 or frames/, camera.json, depth/ (16-bit PNGs in mm),
+prompts.json (``cup`` with its ``contents`` and ``bowl``, task ``pour``), optionally trajectory.json and
+masks/, truth.json (poses and masks of both objects per frame, their shape parameters, keyframes
+``grasp``, ``lift``, ``pour_start``, ``pour_end``, ``release``, the gripper per frame, the checks and the
+spheres' outcome in ``contents``) and a README.md. The outcome is checked in the simulation: the generator
+exits with status 1 when less than 90 % of the spheres end in the bowl (or, with ``--miss``, more than
+20 % do), the cup slipped in the hand, the hand touched the bowl or the cup does not end upright on the
+table, and 2 for options it cannot film.
+
+Example:
+    MUJOCO_GL=egl .venv/bin/python tools/make_pour_demo.py --out /tmp/pour --seed 0 --with-trajectory
+    MUJOCO_GL=egl .venv/bin/python tools/make_pour_demo.py --out /tmp/pour_miss --seed 0 --miss 0.12
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from _articulated_motion import Script  # noqa: E402
+from _demo_output import staged_output  # noqa: E402
+from _demo_render import DemoRenderer, Intrinsics  # noqa: E402
+from _demo_sensor import noisy_rgb, sensor_depth  # noqa: E402
+from _demo_truth import camera_json, pose_entries, trajectory_json, truth_frame, world_from_camera  # noqa: E402
+from _pour_layout import frame_camera, sample_layout  # noqa: E402
+from _pour_model import build_model  # noqa: E402
+from _pour_motion import plan_script  # noqa: E402
+from _pour_scene import GROUP_BOWL, GROUP_CONTENTS, GROUP_CUP, Contents, PourLayout  # noqa: E402
+from _pour_sim import PourResult, simulate  # noqa: E402
+from _pour_truth import describe_objects, prompts_json, truth_json  # noqa: E402
+
+from real2gym_addon.truth import load_truth, write_given_masks  # noqa: E402
+
+GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json", "truth.json",
+             "README.md")  # fmt: skip
+RADIUS_RANGE = (0.002, 0.008)  # m: smaller spheres need a finer time step, larger ones jam in the cup
+MAX_MISS = 0.25  # m: farther short, the spill leaves the camera's view of the bowl
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    try:
+        size = int(width), int(height)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--size is WxH in pixels, e.g. 320x240, got {text!r}") from None
+    if min(size) < 16:
+        raise argparse.ArgumentTypeError(f"--size {text} is too small")
+    return size
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (lengths in metres, angles in degrees)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add = parser.add_argument
+    add("--out", required=True, type=Path, help="demo folder to write")
+    add(
+        "--seed",
+        type=int,
+        default=0,
+        help="random seed (cup, bowl, places, grasp, tilt, colours, camera, noise)",
+    )
+    add("--frames", type=int, default=240, help="number of video frames (the script needs 7 s)")
+    add("--fps", type=float, default=30.0)
+    add("--size", type=_size, default=(320, 240), metavar="WxH", help="image size in pixels")
+    add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
+    add("--camera-azimuth", type=float, default=None,
+        help="deg from world +x (default: drawn, square to the cup-bowl line within 30 deg)")  # fmt: skip
+    add("--camera-elevation", type=float, default=None, help="deg above the table (default: drawn, 20-35)")
+    add("--camera-distance", type=float, default=None,
+        help="m from the scene's middle (default: drawn, 0.55-0.7); farther where the scene does not fit")  # fmt: skip
+    add("--count", type=int, default=30, help="spheres in the cup")
+    add("--radius", type=float, default=0.004, help="each sphere's radius, m")
+    add("--density", type=float, default=2500.0, help="the spheres' density, kg/m^3 (glass beads: 2500)")
+    add("--miss", type=float, default=0.0, metavar="M",
+        help="a failing demo: pour M metres short of the bowl, so that the spheres fall on the table")  # fmt: skip
+    add("--stereo-noise", type=float, default=0.0, metavar="SIGMA",
+        help="depth noise (one sigma, m) at 0.5 m of a consumer stereo camera (a ZED: about 0.02), growing "
+        "with the square of the depth, with 15-30 %% of the readings missing in patches")  # fmt: skip
+    add("--with-trajectory", action="store_true", help="write trajectory.json (the gripper, camera frame)")
+    add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
+    add("--given-masks", action="store_true", help="write the true masks as masks/<name>/000000.png ...")
+    add("--frames-dir", action="store_true", help="write frames/*.png, not video.mp4")
+    return parser.parse_args(argv)
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse what the script cannot film.
+
+    Raises:
+        ValueError: Naming the option and what it takes.
+    """
+    low, high = RADIUS_RANGE
+    if not low <= args.radius <= high:
+        raise ValueError(f"--radius {args.radius} is outside {low}-{high} m")
+    if args.count < 1:
+        raise ValueError("--count is at least 1")
+    if not 100.0 <= args.density <= 20000.0:
+        raise ValueError(f"--density {args.density} is outside 100-20000 kg/m^3")
+    if not 0.0 <= args.miss <= MAX_MISS:
+        raise ValueError(f"--miss {args.miss} is outside 0-{MAX_MISS} m")
+
+
+def make_layout(args: argparse.Namespace) -> tuple[PourLayout, Script]:
+    """The seed's scene with a camera that frames the cup, the bowl and the hand, and the gripper's script."""
+    _check_options(args)
+    rng = np.random.default_rng([args.seed, 11])
+    radians = {k: None if v is None else float(np.deg2rad(v))
+               for k, v in (("camera_azimuth", args.camera_azimuth), ("camera_elevation", args.camera_elevation))}  # fmt: skip
+    contents = Contents(args.count, args.radius, args.density)
+    layout = sample_layout(rng, contents, args.miss, **radians)
+    width, height = args.size
+    layout = replace(layout, fovy=args.fovy, width=width, height=height)
+    script = plan_script(layout, args.frames / args.fps)
+    distance = args.camera_distance if args.camera_distance is not None else rng.uniform(0.55, 0.7)
+    return frame_camera(layout, script.sample_points(0.1), distance), script
+
+
+def _count_video_frames(path: Path) -> int:
+    capture = cv2.VideoCapture(str(path))
+    count = 0
+    while capture.read()[0]:
+        count += 1
+    capture.release()
+    return count
+
+
+def generate(args: argparse.Namespace, staging: Path) -> dict:
+    """Simulate, render and write the demo into ``staging``; return truth.json's data.
+
+    Raises:
+        RuntimeError: If the simulated demo did not go as the script meant (see ``_pour_sim``'s checks).
+        ValueError: If the options describe a scene the script cannot film.
+    """
+    layout, script = make_layout(args)
+    width, height = args.size
+    position, quat, _ = script.pose_at(0.0)
+    model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
+    objects = describe_objects(layout)
+    for spec in objects:
+        spec.mass = float(model.body(spec.body).mass[0])
+    intr = Intrinsics.from_fovy(width, height, args.fovy)
+    noise = np.random.default_rng([args.seed, 1])
+    w_from_c = world_from_camera(layout)
+    first_masks: dict[str, np.ndarray] = {}
+    if args.frames_dir:
+        (staging / "frames").mkdir()
+        writer = None
+    else:
+        writer = cv2.VideoWriter(str(staging / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), args.fps,
+                                 (width, height))  # fmt: skip
+        if not writer.isOpened():
+            raise RuntimeError("OpenCV cannot write mp4v video here; use --frames-dir")
+    (staging / "depth").mkdir()
+    renderer = DemoRenderer(model, width, height, {"cup": GROUP_CUP, "bowl": GROUP_BOWL}, (GROUP_CONTENTS,))
+
+    def on_frame(index: int, data) -> None:
+        images = renderer.render(data)
+        bgr = cv2.cvtColor(noisy_rgb(images.rgb, noise), cv2.COLOR_RGB2BGR)
+        if writer is None:
+            cv2.imwrite(str(staging / "frames" / f"{index:06d}.png"), bgr)
+        else:
+            writer.write(bgr)
+        depth = sensor_depth(images.depth, intr.fx, noise, args.stereo_noise)
+        cv2.imwrite(str(staging / "depth" / f"{index:06d}.png"), depth, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        for spec in objects:
+            body = data.body(spec.body)
+            entries = pose_entries(w_from_c, body.xpos, body.xquat, spec.centre)
+            mask = images.masks[spec.name]
+            spec.frames.append(truth_frame(index, spec, entries, mask, images.alone_pixels[spec.name]))
+            if index == 0:
+                first_masks[spec.name] = mask
+
+    try:
+        result = simulate(model, layout, script, args.frames, args.fps, on_frame)
+    finally:
+        renderer.close()
+        if writer is not None:
+            writer.release()
+    if result.failures:
+        raise RuntimeError("; ".join(result.failures))
+    if writer is not None and (count := _count_video_frames(staging / "video.mp4")) != args.frames:
+        raise RuntimeError(f"video.mp4 reads back {count} frames, expected {args.frames}")
+
+    generator = {"tool": "tools/make_pour_demo.py", "seed": args.seed, "argv": sys.argv[1:],
+                 "renderer": "MuJoCo (OpenGL)", "miss_m": args.miss}  # fmt: skip
+    truth = truth_json(layout, intr, args.fps, objects, result, generator)
+    files = {
+        "camera.json": camera_json(intr, layout, args.with_world_from_camera)
+        | ({"fps": args.fps} if args.frames_dir else {}),
+        "prompts.json": prompts_json(layout, objects, first_masks),
+        "truth.json": truth,
+    }
+    if args.with_trajectory:
+        files["trajectory.json"] = trajectory_json(truth["gripper"]["frames"])
+    for name, content in files.items():
+        (staging / name).write_text(json.dumps(content, indent=None if name == "truth.json" else 2) + "\n")
+    if args.given_masks:
+        write_given_masks(load_truth(staging), staging, [o.name for o in objects])
+    (staging / "README.md").write_text(readme(args, layout, result))
+    return truth
+
+
+def readme(args: argparse.Namespace, layout: PourLayout, result: PourResult) -> str:
+    """The demo folder's README.md: what it shows, its files, its keyframes, how it was made."""
+    cup, bowl, contents = layout.cup, layout.bowl, layout.contents
+    cup_text = (f"a plain cup {cup.outer_radius * 200:.1f} cm wide and {cup.height * 100:.1f} cm tall "
+                f"({cup.mass * 1000:.0f} g) holding {contents.count} beads {contents.radius * 2000:.1f} mm across")  # fmt: skip
+    bowl_text = (f"a bowl {bowl.outer_radius * 200:.1f} cm wide and {bowl.height * 100:.1f} cm tall "
+                 f"{layout.distance * 100:.1f} cm away")  # fmt: skip
+    landed = int(result.landed.sum())
+    if layout.miss:
+        story = (f"tips it {np.rad2deg(layout.tilt):.0f} deg {layout.miss * 100:.1f} cm short of the bowl: the beads "
+                 f"fall on the table ({landed} of {contents.count} in the bowl; a demo that must fail)")  # fmt: skip
+    else:
+        story = (f"tips it {np.rad2deg(layout.tilt):.0f} deg over the bowl: {landed} of {contents.count} beads "
+                 "end in the bowl")  # fmt: skip
+    keys = ", ".join(f"{e['event']} {e['frame']}" for e in result.events)
+    files = [
+        ("video.mp4" if not args.frames_dir else "frames/", "colour video with sensor noise"),
+        (
+            "camera.json",
+            "pinhole intrinsics" + (", world_from_camera" if args.with_world_from_camera else ""),
+        ),
+        ("depth/", "16-bit depth PNGs in mm, stereo-like noise, holes"),
+        (
+            "prompts.json",
+            "boxes and points on the cup and the bowl on frame 0, the cup's contents; the task `pour`",
+        ),
+        *(
+            [("trajectory.json", "the gripper's grasp-centre pose and opening per frame, camera frame")]
+            if args.with_trajectory
+            else []
+        ),  # fmt: skip
+        *([("masks/", "the true visible masks, one folder per object")] if args.given_masks else []),
+        (
+            "truth.json",
+            "ground truth for scoring only (poses, RLE masks, shape parameters, keyframes, the beads)",
+        ),
+    ]
+    table = "\n".join(f"| `{name}` | {text} |" for name, text in files)
+    width, height = args.size
+    command = " ".join(["MUJOCO_GL=egl .venv/bin/python tools/make_pour_demo.py", *sys.argv[1:]])
+    return (
+        f"# Pour beads from a cup into a bowl (seed {args.seed}{', missed' if layout.miss else ''})\n\n"
+        f"A simulated robot demonstration in the demo-folder form of docs/data-contract.md. {cup_text.capitalize()} "
+        f"stands on a table beside {bowl_text}. A floating parallel-jaw gripper takes the cup from the side, lifts "
+        f"it, {story}, then sets the cup back down, lets go and backs away. One fixed camera, {args.frames} "
+        f"frames, {width}x{height}, {args.fps:g} fps.\n\n"
+        f"| file | content |\n|---|---|\n{table}\n\nKeyframes (from the simulation's contacts and the beads): "
+        f"{keys}.\n\nGenerated by tools/make_pour_demo.py, which checks the outcome in the simulation:\n\n"
+        f"```sh\n{command}\n```\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the generator; return the process exit status."""
+    args = parse_args(argv)
+    started = time.monotonic()
+    out = args.out.resolve()
+    try:
+        with staged_output(out, GENERATED) as staging:
+            truth = generate(args, staging)
+    except ValueError as error:
+        print(f"make_pour_demo: bad options: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:
+        print(f"make_pour_demo: failed: {error}", file=sys.stderr)
+        return 1
+    keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
+    contents = truth["contents"]
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"make_pour_demo: wrote {out}")
+    print(
+        f"make_pour_demo: seed {args.seed}, {args.frames} frames {args.size[0]}x{args.size[1]} @ {args.fps:g} fps; "
+        f"{keys}; {contents['landed_in_target']} of {contents['count']} beads in the bowl "
+        f"({contents['landed_share']:.0%}), {contents['left_in_source']} left in the cup; {size / 1e6:.2f} MB; "
+        f"{time.monotonic() - started:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
