@@ -381,7 +381,9 @@ def simulate(
 def contents_bodies(model: mujoco.MjModel, body_name: str) -> np.ndarray:
     """The body ids of the spheres of the contents of the object whose MJCF body is ``body_name``, in order."""
     ids = []
-    while (found := mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, contents_body(body_name, len(ids)))) >= 0:
+    while (
+        found := mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, contents_body(body_name, len(ids)))
+    ) >= 0:
         ids.append(found)
     return np.array(ids, int)
 

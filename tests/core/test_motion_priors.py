@@ -131,4 +131,3 @@ def test_a_resting_object_measured_off_for_a_few_frames_has_not_moved():
     moved[100:112, 0] += 0.02  # 12 frames away: a hand moved it, and put it back
     release = _put_down(Motion(moved, np.zeros(frames), measured), lift, fps)
     assert release is not None and release >= 112, release
-
