@@ -3,8 +3,10 @@
 The contract's one kind is ``particles``: spheres that stand for a liquid or grains. The verifier makes
 each a free MuJoCo sphere, packed into the container's cavity as the video starts (:func:`fill_points`:
 square layers from the floor up, a sphere's spacing apart); the ``pour`` task counts how many end in the
-target. The tilt at which they start to leave (:func:`spill_angle`) places the ``pour_start`` and
-``pour_end`` keyframes on the video's tilt of the container (:func:`pour_events`).
+target. The tilt at which they start to leave (measured by :func:`..mjcf.spill.probe_spill_angle`, which
+tips the container with its contents in MuJoCo; :func:`spill_angle`, a liquid's level-surface rule, where it
+cannot) places the ``pour_start`` and ``pour_end`` keyframes on the video's tilt of the container
+(:func:`pour_events`).
 """
 
 from __future__ import annotations
@@ -171,12 +173,34 @@ def _reach(shape: Shape, inner: float, height: float) -> float:
 
 
 def spill_angle(shape: Shape, contents: Contents) -> float:
-    """rad: the tilt at which the packed contents first reach the rim: ``atan((rim - top) / inner radius)``
-    of a level surface at the fill's top (a liquid's rule; grains start a little later)."""
+    """rad: the tilt at which the contents first reach the rim, taken as a liquid filling the cavity to the
+    packed spheres' top: its level surface, as the container tips, passes the rim's lowest point once what
+    lies below that level, inside the cavity (a cylinder of the inner radius from the floor to the rim),
+    is less than the fill. A shallow fill gathers in the corner between the floor and the wall before it
+    reaches the rim, so it spills later than ``atan((rim - top) / inner radius)`` says."""
     points = fill_points(shape, contents)
-    top = points[:, 2].max() + contents.radius + shape.size[2] / 2  # above the bottom
+    floor = shape.inner_height(0.0)
+    fill = points[:, 2].max() + contents.radius + shape.size[2] / 2 - floor  # the fill's depth
+    depth = shape.size[2] - floor  # the cavity's, floor to rim
     inner = max(shape.params.get("inner_radius", shape.size[0] / 2), 1e-6)
-    return float(math.atan2(max(shape.size[2] - top, 0.0), inner))
+    if fill >= depth:
+        return 0.0
+    # The cavity sampled on a regular grid: its share below the level is the fill's share of its volume.
+    steps = np.linspace(-1.0, 1.0, 41)
+    x, y, z = np.meshgrid(steps, steps, (steps + 1.0) / 2, indexing="ij")
+    inside = x**2 + y**2 <= 1.0
+    ys, zs = y[inside] * inner, z[inside] * depth
+    wanted = fill / depth
+
+    def below(tilt: float) -> float:  # the share of the cavity under the level through the rim's lowest point
+        up_y, up_z = -math.sin(tilt), math.cos(tilt)
+        return float(np.mean(ys * up_y + zs * up_z <= inner * up_y + depth * up_z))
+
+    low, high = 0.0, math.pi / 2
+    for _ in range(30):
+        middle = (low + high) / 2
+        low, high = (middle, high) if below(middle) > wanted else (low, middle)
+    return (low + high) / 2
 
 
 def pour_events(name: str, tilts: np.ndarray, spill: float) -> list[dict]:

@@ -19,6 +19,7 @@ from ..demo import Demo
 from ..depth import read_depth
 from ..errors import DemoFolderError, WarningLog
 from ..mesh_file import read_obj
+from ..mjcf.spill import probe_spill_angle
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from ..tasks import TASKS
@@ -37,7 +38,7 @@ from .camera import (
 )
 from .camera_motion import camera_path
 from .carry import object_hold
-from .contents import Contents, fill_points, pour_events, spill_angle
+from .contents import Contents, fill_points, pour_events
 from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .hand import hand_evidence
@@ -726,7 +727,7 @@ def run_geometry(
             demo.task.type == POUR.name and moved.contents is not None
         ):  # where its tilt passes the spill angle
             tilts = np.array([_tilt(moved.motion.rotation(f)) for f in range(len(moved.motion.positions))])
-            keyframes += pour_events(moved.name, tilts, spill_angle(moved.fitted.shape, moved.contents))
+            keyframes += pour_events(moved.name, tilts, probe_spill_angle(moved.fitted.shape, moved.contents))
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(

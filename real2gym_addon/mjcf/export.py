@@ -163,14 +163,15 @@ def _add_contents(spec: mujoco.MjSpec, obj: SceneObject, body_name: str) -> None
 
 
 def _add_shape_geoms(spec, body, name: str, shape: Shape, body_name: str, colour, meshes: dict, mass, density,
-                     friction: float, condim: int) -> None:  # fmt: skip
-    """A body's visual mesh and collision geoms, its density from ``mass`` (kg, or None) or ``density``."""
-    mesh = shape.mesh()
+                     friction: float, condim: int, visual: bool = True) -> None:  # fmt: skip
+    """A body's visual mesh (unless not ``visual``: then ``meshes`` is not written, and a ``hull`` collision
+    cannot be made) and collision geoms, its density from ``mass`` (kg, or None) or ``density``."""
     mesh_name = f"{body_name}_visual"
-    meshes[mesh_name] = mesh
-    spec.add_mesh(name=mesh_name, file=f"{mesh_name}.obj")
-    body.add_geom(name=mesh_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name, contype=0, conaffinity=0,
-                  group=1, density=0.0, rgba=colour)  # fmt: skip
+    if visual:
+        meshes[mesh_name] = shape.mesh()
+        spec.add_mesh(name=mesh_name, file=f"{mesh_name}.obj")
+        body.add_geom(name=mesh_name, type=mujoco.mjtGeom.mjGEOM_MESH, meshname=mesh_name, contype=0,
+                      conaffinity=0, group=1, density=0.0, rgba=colour)  # fmt: skip
     pieces = shape.collision_pieces()
     volume = collision_volume(shape)
     if not np.isfinite(volume) or volume <= 1e-9 or min(shape.size) <= 1e-5:
