@@ -121,3 +121,17 @@ def test_exported_contents_rest_in_their_cup_and_are_recorded(tmp_path) -> None:
     result = TASKS["pour"].success(state)
     assert not result["passed"] and result["left_in_source"] == 30  # nothing poured: all still in the cup
     assert record.deepest["cup"] < 0.002
+
+
+def test_the_spill_probe_tips_the_contents_out_later_than_a_liquid_and_sooner_when_fuller() -> None:
+    """Rolling spheres in a shallow fill gather in the corner until the wall slopes to the rim (past 90
+    degrees), where a liquid's level surface reaches the rim at 71; a fuller cup, and a shallow bowl, spill
+    sooner."""
+    from real2gym_addon.mjcf.spill import probe_spill_angle
+
+    cup = _cup()
+    shallow, full = probe_spill_angle(cup, Contents(count=30)), probe_spill_angle(cup, Contents(count=80))
+    assert math.radians(95) < shallow < math.radians(125)
+    assert spill_angle(cup, Contents(count=30)) < shallow
+    assert full < shallow
+    assert probe_spill_angle(_bowl(), Contents(count=30)) < shallow
