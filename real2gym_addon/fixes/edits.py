@@ -26,7 +26,7 @@ from .probe import opening_probe
 
 FIX_KINDS = (
     "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
-    "release_above", "set_down", "joint",
+    "release_above", "set_down", "joint", "pour_offset",
 )  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
@@ -439,6 +439,33 @@ def set_down(report: dict, name: str, landed: int) -> None:
     _set_positions(report, gripper, positions, range(landed + 1, release + 1))
 
 
+def pour_offset(report: dict, name: str, delta: tuple[float, float, float]) -> None:
+    """Moves the hand, and the container it pours from, by ``delta`` (world, m) while it pours: fully from the
+    ``pour_start`` keyframe to ``pour_end``, blended in (minimum jerk) from the lift and out by the release, so
+    that it takes the container, and sets it down, where it did.
+
+    A pour that misses its target spills beside it; where the hand tips the container is what moves the spill.
+    """
+    gripper, samples = _gripper_samples(report, "change")
+    entry = find_object(report, name)
+    events = {event: keyframe_frame(report, event, name) for event in ("lift", "pour_start", "pour_end")}
+    held = hold_frames(report, name)
+    if events["pour_start"] is None or held["grasp"] is None:
+        raise FixError(f"'{name}' has no pour_start keyframe (nor grasp) to move its pour from")
+    last = len(samples) - 1
+    lift = events["lift"] if events["lift"] is not None else held["grasp"]
+    start, end = events["pour_start"], events["pour_end"] if events["pour_end"] is not None else last
+    release = held["release"] if held["release"] is not None else last
+    frames = np.arange(len(samples), dtype=float)
+    rise = np.clip((frames - lift) / max(start - lift, 1), 0.0, 1.0)
+    fall = np.clip((release - frames) / max(release - end, 1), 0.0, 1.0)
+    weights = np.minimum(rise**3 * (10 - 15 * rise + 6 * rise**2), fall**3 * (10 - 15 * fall + 6 * fall**2))
+    shift = weights[:, None] * np.asarray(delta, float)
+    positions = np.array([s["position_world"] for s in samples], float) + shift
+    _set_positions(report, gripper, positions, range(lift, release + 1))
+    _set_positions(report, entry, _positions(entry) + shift[: len(entry["frames"])], range(lift, release + 1))
+
+
 def apply_fix(report: dict, fix: dict) -> dict:
     """Applies one fix to ``report`` (in place) and logs it.
 
@@ -496,6 +523,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             set_down(report, name, int(fix["frame"]))
         elif kind == "joint":
             joint_fix.joint(report, entry, fix)
+        elif kind == "pour_offset":
+            pour_offset(report, name, tuple(fix["delta"]))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(report, name, fix["phase"], None if clearance is None else float(clearance),
@@ -518,7 +547,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     }
     if kind == "release_opening":
         log_entry["before_gripper"] = [s["gripper"] for s in before_gripper]
-    elif kind in ("approach", "grasp_height", "release_above", "set_down"):
+    elif kind in ("approach", "grasp_height", "release_above", "set_down", "pour_offset"):
         log_entry["before_gripper_frames"] = before_gripper
     if probe is not None:
         log_entry["opening_probe"] = probe
@@ -580,6 +609,12 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         if isinstance(blend, bool) or not isinstance(blend, int) or not 0 <= blend < frames:
             raise FixError(f"the offset's blend must be 0 to {frames - 1} frames, got {blend!r:.40}")
         _boolean(fix, "until", "the offset's 'until'")
+    elif kind == "pour_offset":
+        delta = fix.get("delta")
+        if not isinstance(delta, (list, tuple)) or len(delta) != 3:
+            raise FixError(f"a pour offset needs three numbers (metres along x, y, z), got {delta!r:.60}")
+        for axis, value in zip("xyz", delta, strict=True):
+            _real(value, f"the pour offset along {axis} (metres)", -MAX_OFFSET_M, MAX_OFFSET_M)
     elif kind == "collision":
         if fix.get("mode") not in COLLISION_MODES:
             raise FixError(

@@ -277,6 +277,38 @@ def container_opening(context: SuggestionContext, made: list[dict]) -> list[dict
     }]  # fmt: skip
 
 
+AIM_TOLERANCE = 0.005
+"""m: a spill whose middle lands this near the target's axis is aimed right; what fails it is elsewhere."""
+
+
+def pour_aim(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move the hand's path over the target while it pours (`pour_offset`), by how far from the target's axis
+    the pour's stream came down through the target's rim height."""
+    check = context.checks.get("task_success", {})
+    if "task_success" not in context.failing or check.get("stream_centre_m") is None:
+        return []
+    miss = np.subtract(check["target_centre_m"], check["stream_centre_m"])
+    start = keyframe_frame(context.report, "pour_start", context.moved_name)
+    if np.linalg.norm(miss) < AIM_TOLERANCE or start is None or not context.report.get("gripper"):
+        return []
+    return [{
+        "text": f"{check['landed']} of {check['count']} landed in the {context.target_name}: the pour came down "
+                f"{np.linalg.norm(miss) * 100:.1f} cm from its axis; move the pour by that much over it?",
+        "check": "task_success", "frame": start,
+        "fix": {"kind": "pour_offset", "object": context.moved_name,
+                "delta": [round(float(miss[0]), 4), round(float(miss[1]), 4), 0.0]},
+    }]  # fmt: skip
+
+
+def task_fixes(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move the hand's path over the target while a pour spills (`pour_offset`); for the other tasks, replace a
+    container's closing hull with wall pieces (`collision`), or widen a rim narrower than the object
+    (`radius_scale`)."""
+    if "landed_share" in context.checks.get("task_success", {}):
+        return pour_aim(context, made)
+    return container_opening(context, made)
+
+
 def start_above_support(context: SuggestionContext, made: list[dict]) -> list[dict]:
     """Move an object that starts inside its support up by its depth (`offset`), where nothing suggested
     before explains the penetration."""

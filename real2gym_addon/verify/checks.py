@@ -17,6 +17,7 @@ from ..geometry.stage import Geometry
 from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
 from ..tasks import STEPS, STEPS_FIELD, TaskState, carried_share, steps_success, task_type, tilt_between
+from ..tasks.pouring import inside_container
 from .simulate import SimulationRecord
 
 PENETRATION_LIMIT = 0.002
@@ -54,7 +55,10 @@ def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> di
     """The task type's own success predicate (:data:`..tasks.TASKS`) as the run ends; a ``steps`` task's
     steps each on every frame, in order (:func:`..tasks.steps_success`)."""
     if task["type"] != STEPS.name:
-        return task_type(task["type"]).success(final_task_state(task, geometry, record))
+        result = task_type(task["type"]).success(final_task_state(task, geometry, record))
+        if "landed_share" in result:  # a pour: where its stream came down, for the fix that aims it
+            result.update(_stream(task, geometry, record))
+        return result
     results = []
     for step in task[STEPS_FIELD]:
         kind = task_type(step["type"])
@@ -68,6 +72,29 @@ def task_success(task: dict, geometry: Geometry, record: SimulationRecord) -> di
         done = since if result["passed"] and since < len(holds) else None
         results.append({"type": step["type"], **result, "done_frame": done})
     return steps_success(results)
+
+
+def _stream(task: dict, geometry: Geometry, record: SimulationRecord) -> dict:
+    """Where a pour's stream came down: the middle of the points where each sphere that left the source first
+    fell through the target's rim height (before any bounce), and the target's axis there (world x, y, m)."""
+    moved, target = task["object"], next(o for o in geometry.objects if o.name == task.get("target"))
+    source = next(o for o in geometry.objects if o.name == moved)
+    paths = record.contents.get(moved)
+    if paths is None or source.contents is None:
+        return {}
+    frames = min(record.frames, len(paths))
+    turns = Rotation.from_quat(record.quaternions[moved][:frames][:, [1, 2, 3, 0]]).as_matrix()
+    rim = record.positions[target.name][frames - 1][2] + target.fitted.shape.size[2] / 2
+    crossed = np.full(paths.shape[1], -1)
+    for frame in range(frames):
+        axis = record.positions[moved][frame] + turns[frame] @ source.fitted.shape.axis_offset()
+        out = ~inside_container(paths[frame], source.fitted.shape, axis, turns[frame], source.contents.radius)
+        crossed[(crossed < 0) & out & (paths[frame][:, 2] <= rim)] = frame
+    fell = [paths[f, i, :2] for i, f in enumerate(crossed) if f >= 0]
+    centre = record.positions[target.name][frames - 1] + Rotation.from_quat(
+        record.quaternions[target.name][frames - 1][[1, 2, 3, 0]]).apply(target.fitted.shape.axis_offset())  # fmt: skip
+    return {"stream_centre_m": np.round(np.mean(fell, axis=0), 4).tolist() if fell else None,
+            "target_centre_m": np.round(centre[:2], 4).tolist()}  # fmt: skip
 
 
 def _part(geometry: Geometry, key: str):

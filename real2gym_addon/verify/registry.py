@@ -147,7 +147,7 @@ CHECKS: dict[str, Check] = {
             "inside the target's opening; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),
-            suggest=suggestions.container_opening,
+            suggest=suggestions.task_fixes,
         ),
         Check(
             "grasp_held",

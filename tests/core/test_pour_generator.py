@@ -15,9 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from real2gym.real2gym_addon.cli import main
+from real2gym.real2gym_addon.fixes.suggest import suggest_fixes
 from real2gym.real2gym_addon.tasks import TASKS
 from real2gym.real2gym_addon.truth import load_truth
 
@@ -162,7 +164,30 @@ def test_without_the_recording_the_hand_takes_the_cup_from_the_side_and_pours(
     assert checks["task_success"]["landed_share"] >= 0.9
 
 
-def test_the_missed_pour_fails_task_success(missed: Path, tmp_path: Path) -> None:
-    report = _run(missed, tmp_path / "out", "--margin", "0")
-    result = report["verification"]["checks"]["task_success"]
+def test_the_missed_pour_fails_task_success_and_the_suggested_aim_mends_it(
+    missed: Path, tmp_path: Path
+) -> None:
+    """The pour tipped 12 cm short fails on its landed share alone; the suggestion moves the hand's pour over
+    the bowl by where the stream came down, and one repair step verifies it."""
+    out = tmp_path / "out"
+    report = _run(missed, out, "--margin", "0")
+    checks = report["verification"]["checks"]
+    result = checks["task_success"]
     assert not result["passed"] and result["landed_share"] <= 0.2
+    assert [name for name, check in checks.items() if not check["passed"]] == ["task_success"]
+    miss = np.subtract(result["target_centre_m"], result["stream_centre_m"])
+    assert 0.05 < np.linalg.norm(miss) < 0.12  # tipped 12 cm short; the spheres fly a little on
+    suggestions = suggest_fixes(report)
+    assert suggestions[0]["fix"]["kind"] == "pour_offset" and suggestions[0]["frame"] == next(
+        k["frame"] for k in report["keyframes"] if k["event"] == "pour_start"
+    )
+    before = np.array([s["position_world"] for s in report["gripper"]["frames"]])
+    assert main(["fix", str(out), "--repair", "--margin", "0", "-q"]) == 0
+    fixed = json.loads((out / "report.json").read_text())
+    assert fixed["verification"]["passed"], fixed["verification"]["checks"]["task_success"]
+    after = np.array([s["position_world"] for s in fixed["gripper"]["frames"]])
+    pour = next(k["frame"] for k in fixed["keyframes"] if k["event"] == "pour_start")
+    assert np.allclose(after[0], before[0]) and np.allclose(
+        after[-1], before[-1]
+    )  # taken and set down as filmed
+    assert np.allclose(after[pour, :2] - before[pour, :2], suggestions[0]["fix"]["delta"][:2], atol=1e-4)
