@@ -1,7 +1,7 @@
 """The seed's other tasks (issue 30), each on seeded scenes made another way, and its failing versions.
 
 Three tasks: ``stack``, ``hang`` and ``pour``. For ``pour``, tools/make_pour_demo.py (its own MuJoCo model:
-a cup of 30 spheres of 4 mm taken from the side, tipped over a bowl and set back; seeded cup, bowl and
+a cup of 30 spheres of 4 mm (45 of 3.5 mm on odd seeds) taken from the side, tipped over a bowl and set back; seeded cup, bowl and
 camera) films seeds 0-3 with the recording (``pour_rec``), the same films without it (``pour_norec``) and
 seeds 0-1 tipped 12 cm short of the bowl (``pour_miss``, which must fail ``task_success``); the simulated
 landed share is scored against the film's (target: within 10 points). For ``hang``, tools/make_hang_demo.py (its own MuJoCo model: a mug
@@ -62,6 +62,8 @@ POUR_SEEDS = range(4)
 POUR_MISS = 0.12
 """m: how far short of the bowl the failing pours tip the cup (its spheres land on the table)."""
 POUR_OPTIONS = ("--with-trajectory", "--given-masks")
+POUR_CONTENTS = ((), ("--count", "45", "--radius", "0.0035"))
+"""Even seeds pour the generator's 30 spheres of 4 mm, odd ones 45 of 3.5 mm."""
 POUR_SHARE_ERROR = 0.10
 """The simulated pour's landed share within 10 points of the film's (the issue's target)."""
 SETS = ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_norec", "hang_miss",
@@ -143,7 +145,7 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 *HANG_OPTIONS,
             ]
     for seed in POUR_SEEDS:
-        wanted[("pour_rec", f"seed{seed}")] = ["--seed", str(seed), *POUR_OPTIONS]
+        wanted[("pour_rec", f"seed{seed}")] = ["--seed", str(seed), *POUR_OPTIONS, *POUR_CONTENTS[seed % 2]]
         if seed < 2:
             wanted[("pour_miss", f"seed{seed}")] = [
                 "--seed",
