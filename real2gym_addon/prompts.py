@@ -249,6 +249,9 @@ def parse_object(
     prompt = ObjectPrompt.from_prompts(name, list(prompts.values()), shape, role)
     parts = _parts(entry, where, name, video, log)
     contents = None if entry.get("contents") is None else Contents.from_json(entry["contents"], where)
+    if contents is not None and shape != "auto" and shape in SHAPE_KINDS and not SHAPE_KINDS[shape].container:
+        raise DemoFolderError(f"{where}: has 'contents' but its shape '{shape}' holds nothing; "
+                              "contents go in a 'cup', 'mug' or 'bowl'")  # fmt: skip
     return dataclasses.replace(
         prompt, height=height, size=size, mesh=_mesh_file(entry, where, shape), parts=parts, contents=contents
     )

@@ -126,6 +126,11 @@ def fill_points(shape: Shape, contents: Contents, name: str = "the container") -
         DemoFolderError: The shape has no cavity, or the spheres do not all fit below its rim; the message
             says how many would.
     """
+    if shape.kind == "mesh":
+        raise DemoFolderError(
+            f"object '{name}' has contents but was fitted as a closed mesh, which holds nothing (its shape "
+            "fitted its masks badly: see the geometry warnings); check its masks, or give its 'size'"
+        )
     if not shape.is_container:
         raise DemoFolderError(
             f"object '{name}' has contents but its shape is a {shape.kind}, which holds nothing; "

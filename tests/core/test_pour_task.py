@@ -45,6 +45,12 @@ def test_contents_and_min_share_are_read_and_bad_values_named() -> None:
                        ({"kind": "water"}, "kind"), ({"density": -1}, "density")):  # fmt: skip
         with pytest.raises(DemoFolderError, match=f"object 'cup': contents '{field}'"):
             parse_prompts(_prompts(bad), 10, 160, 120, WarningLog())
+    boxed = _prompts({"count": 5})
+    boxed["objects"][0]["shape"] = "box"
+    with pytest.raises(
+        DemoFolderError, match="object 'cup': has 'contents' but its shape 'box' holds nothing"
+    ):
+        parse_prompts(boxed, 10, 160, 120, WarningLog())
     with pytest.raises(DemoFolderError, match="'min_share'"):
         parse_prompts(_prompts(min_share=1.5), 10, 160, 120, WarningLog())
     with pytest.raises(DemoFolderError, match="needs a 'target'"):
