@@ -19,7 +19,6 @@ from ..demo import Demo
 from ..depth import read_depth
 from ..errors import DemoFolderError, WarningLog
 from ..mesh_file import read_obj
-from ..mjcf.spill import probe_spill_angle
 from ..progress import Progress
 from ..segmentation.run import Segmentation
 from ..tasks import TASKS
@@ -38,7 +37,7 @@ from .camera import (
 )
 from .camera_motion import camera_path
 from .carry import object_hold
-from .contents import Contents, fill_points, pour_events
+from .contents import Contents
 from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .hand import hand_evidence
@@ -56,6 +55,7 @@ from .no_depth import (
 )
 from .parts import PartGeometry, part_key
 from .peg_prior import peg_through_handle
+from .pouring import contents_of, pour_keyframes
 from .priors import out_of_supports, rest_until_lifted, support_height
 from .shape_kinds import BOX, CABINET
 from .silhouette import mask_outside, silhouette_iou, silhouette_mismatch, silhouette_polygon
@@ -648,7 +648,7 @@ def run_geometry(
                 fitted,
                 motion,
                 [s["visible"] for s in summary],
-                contents=_contents_of(prompt, demo.task, fitted.shape, log),
+                contents=contents_of(prompt, demo.task, fitted.shape, log),
             )  # fmt: skip
         )
 
@@ -723,11 +723,8 @@ def run_geometry(
             target = next((o for o in objects if o.name == demo.task.target), None)
             if target is not None:
                 peg_through_handle(moved, target, keyframes, trajectory, log)
-        if (
-            demo.task.type == POUR.name and moved.contents is not None
-        ):  # where its tilt passes the spill angle
-            tilts = np.array([_tilt(moved.motion.rotation(f)) for f in range(len(moved.motion.positions))])
-            keyframes += pour_events(moved.name, tilts, probe_spill_angle(moved.fitted.shape, moved.contents))
+        if demo.task.type == POUR.name and moved.contents is not None:
+            keyframes += pour_keyframes(moved.name, moved.fitted.shape, moved.motion, moved.contents)
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
             gripper = synthesise_gripper(
@@ -746,24 +743,6 @@ def run_geometry(
             gripper = with_part_hand(gripper, paths, demo.video.fps, frames, max(tops) + HAND_CLEAR)
     return Geometry(table, world_from_camera, objects, keyframes, gripper, camera_frames, camera_source,
                     joints_s if segmentation.parts else 0.0)  # fmt: skip
-
-
-def _contents_of(prompt, task, shape, log: WarningLog) -> Contents | None:
-    """The object's contents: its prompt's, or for a pour's source without them the defaults (with a warning);
-    checked to fit in its cavity."""
-    contents = prompt.contents
-    if contents is None and task.type == POUR.name and task.object == prompt.name:
-        contents = Contents()
-        log.warn("prompts", f"object '{prompt.name}' is poured from but has no 'contents': {contents.count} "
-                 f"spheres of {contents.radius * 1000:g} mm assumed (give 'contents' in prompts.json)")  # fmt: skip
-    if contents is not None:
-        fill_points(shape, contents, prompt.name)  # a clear error now when they do not fit, not at export
-    return contents
-
-
-def _tilt(rotation: np.ndarray) -> float:
-    """rad: how far a rotation turns local z from world z."""
-    return float(np.arccos(np.clip(rotation[2, 2], -1.0, 1.0)))
 
 
 def _rest_where_seen(
