@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..errors import DemoFolderError
+from .shape_kinds import MESH
 from .shapes import Shape
 
 PARTICLES = "particles"
@@ -126,7 +127,7 @@ def fill_points(shape: Shape, contents: Contents, name: str = "the container") -
         DemoFolderError: The shape has no cavity, or the spheres do not all fit below its rim; the message
             says how many would.
     """
-    if shape.kind == "mesh":
+    if shape.kind == MESH.name:
         raise DemoFolderError(
             f"object '{name}' has contents but was fitted as a closed mesh, which holds nothing (its shape "
             "fitted its masks badly: see the geometry warnings); check its masks, or give its 'size'"
