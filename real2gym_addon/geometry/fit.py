@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from ..demo import Camera
+from . import shelf_fit
 from .camera import invert, yaw_rotation
 from .fit_base import (
     DEPTH_CAP,
@@ -33,9 +34,9 @@ from .fit_base import (
     _sample,
     _silhouette_error,
 )
-from .kinds import cabinet, door, drawer
+from .kinds import cabinet, door, drawer, shelf
 from .rack_fit import RackFitError, fit_rack
-from .shape_kinds import AUTO, BOWL, BOX, CABINET, CUP, CYLINDER, DOOR, DRAWER, MESH, MUG, PLATE, RACK
+from .shape_kinds import AUTO, BOWL, BOX, CABINET, CUP, CYLINDER, DOOR, DRAWER, MESH, MUG, PLATE, RACK, SHELF
 from .shapes import Shape
 from .user_mesh import fit_user_mesh
 
@@ -480,7 +481,7 @@ def fit_articulated(
         thin_front: The front is one of the box's broad sides (a door: its thickness is along local x).
     """
     if kind == CABINET.name:
-        return _fit_open_box(views, camera, params_for)
+        return fit_open_box(views, camera, params_for)
     box = fit_box(views, camera)
     toward = _camera_centre(views)[:2] - box.position[:2]
     size = box.shape.size
@@ -524,8 +525,11 @@ SMALLER_START = 0.75
 """A cabinet's best turn is fitted again from its points' upright box with the footprint scaled by this."""
 
 
-def _fit_open_box(views: list[RestView], camera: Camera, params_for: Callable[..., dict]) -> FittedObject:
-    """A cabinet as its own walls: its silhouettes and its points on the walls' every face, the inside's too.
+def fit_open_box(
+    views: list[RestView], camera: Camera, params_for: Callable[..., dict], kind: str = CABINET.name
+) -> FittedObject:
+    """A cabinet (or a shelf, ``kind``) as its own walls: its silhouettes and its points on the walls' every
+    face, the inside's too.
 
     Fitted as a solid box, a cabinet whose inside shows (its door open) came out half as deep and 6 cm
     too tall (the points on its back wall's inner face taken for its front). Tried with its open side
@@ -542,7 +546,7 @@ def _fit_open_box(views: list[RestView], camera: Camera, params_for: Callable[..
 
     def loss(x):
         extents = extents_of(x)
-        shape = Shape(CABINET.name, extents, params_for(extents))
+        shape = Shape(kind, extents, params_for(extents))
         position = np.array([x[0], x[1], extents[2] / 2])
         return _silhouette_error(shape, position, x[2], views, camera) + _walls_or_front_error(
             shape, position, x[2], sample
@@ -569,7 +573,7 @@ def _fit_open_box(views: list[RestView], camera: Camera, params_for: Callable[..
     x = max((f for f in fits if f.fun <= best + OPEN_SIDE_SLACK),
             key=lambda f: math.cos(f.x[2]) * toward[0] + math.sin(f.x[2]) * toward[1]).x  # fmt: skip
     extents = extents_of(x)
-    shape = Shape(CABINET.name, extents, params_for(extents), fit_error=float(best))
+    shape = Shape(kind, extents, params_for(extents), fit_error=float(best))
     return FittedObject(
         shape, np.array([x[0], x[1], extents[2] / 2]), math.remainder(float(x[2]), 2 * math.pi)
     )
@@ -593,9 +597,11 @@ def fit_shape(
     """Fits the shape named by the prompt's hint (or chooses one for ``auto``).
 
     Args:
-        hint: ``auto | box | cylinder | cup | mug | bowl | plate | cabinet | door | drawer | rack | mesh``
+        hint: ``auto | box | cylinder | cup | mug | bowl | plate | cabinet | door | drawer | rack | shelf |
+            mesh``
             (``mug``: a cup with a handle, looked for with less evidence than ``cup`` and ``auto`` need;
-            a cabinet, door or drawer: its box, its front turned to the camera, :func:`fit_articulated`).
+            a cabinet, door or drawer: its box, its front turned to the camera, :func:`fit_articulated`; a
+            shelf: its box so, then its boards from the depth, :mod:`.shelf_fit`).
         views: Frames on which the object rests, with masks and depth points.
         camera: Intrinsics.
         mesh: For ``mesh``: the prompt's mesh file as ``(vertices, faces)``
@@ -607,6 +613,8 @@ def fit_shape(
     """
     if hint == RACK.name:
         return _fit_rack_hint(views, camera)
+    if hint == SHELF.name:
+        return shelf_fit.with_boards(fit_open_box(views, camera, shelf.default_params, SHELF.name), views)
     fitted = FITTERS[hint](views, camera, mesh)
     if hint == MESH.name:  # a mesh is what a bad fit falls back to
         return fitted, None
@@ -698,6 +706,9 @@ FITTERS: dict[str, Callable[..., FittedObject]] = {
     DOOR.name: _articulated(DOOR.name, door.default_params, thin_front=True),
     DRAWER.name: _articulated(DRAWER.name, drawer.default_params),
     RACK.name: fit_rack,
+    SHELF.name: lambda views, camera, mesh=None: shelf_fit.with_boards(
+        fit_open_box(views, camera, shelf.default_params, SHELF.name), views
+    )[0],
     MESH.name: _fit_mesh_hint,
 }
 """A prompt's shape hint -> its fitter: ``(views, camera, mesh) -> FittedObject`` (the shape table's kinds,

@@ -10,7 +10,8 @@ shapes). ``auto`` and ``mug`` are prompt hints only and have no form of their ow
 The articulated kinds (``cabinet``, ``door``, ``drawer``) have a FRONT, their local +x face: a
 cabinet opens there, a door's outer face and a drawer's front wall are there, and their bar
 handles stand off it. A cabinet and a drawer hold things in a box-shaped ``cavity``; they are not
-``container`` kinds, which are round. A ``rack`` (a mug tree) is what a mug hangs on.
+``container`` kinds, which are round. A ``rack`` (a mug tree) is what a mug hangs on; a ``shelf``
+(boards between sides, open on its front, local +x) is what a book is shelved on.
 
 Adding a shape: a module under ``kinds/`` with its entry, the entry in :data:`SHAPE_KINDS`,
 its fitter in :data:`.fit.FITTERS`; ``tools/gen_docs.py`` and the schemas' test follow.
@@ -29,6 +30,7 @@ from .kinds.drawer import DRAWER
 from .kinds.mesh import MESH
 from .kinds.plate import PLATE
 from .kinds.rack import RACK
+from .kinds.shelf import SHELF
 
 AUTO = ShapeKind("auto", "Let the fit choose: box, cylinder, cup, bowl or plate", reported=False)
 """The prompt leaves the kind to the fit."""
@@ -38,7 +40,7 @@ MUG = ShapeKind("mug", "A cup whose handle is looked for on less evidence (repor
 
 SHAPE_KINDS: dict[str, ShapeKind] = {
     kind.name: kind
-    for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, CABINET, DOOR, DRAWER, RACK, MESH)
+    for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, CABINET, DOOR, DRAWER, RACK, SHELF, MESH)
 }
 """Kind name -> its entry, in the order prompts.json's docs list them."""
 PROMPT_SHAPES = tuple(SHAPE_KINDS)
@@ -53,7 +55,7 @@ CAVITY_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.cavity i
 """Kinds that hold things in a box-shaped space open on one side (cabinet, drawer)."""
 
 __all__ = ["AUTO", "BOWL", "BOX", "CABINET", "CUP", "CYLINDER", "DOOR", "DRAWER", "MESH", "MUG", "PLATE",
-           "RACK", "SHAPE_KINDS", "ShapeKind", "has_cavity", "is_container", "kind_entry"]  # fmt: skip
+           "RACK", "SHAPE_KINDS", "SHELF", "ShapeKind", "has_cavity", "is_container", "kind_entry"]  # fmt: skip
 
 
 def kind_entry(kind: str) -> ShapeKind:

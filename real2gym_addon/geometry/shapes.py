@@ -34,10 +34,11 @@ import logging
 
 import numpy as np
 
-from .kinds import rack
+from .kinds import rack, shelf
 from .kinds.bowl import PROFILE_SAMPLES
 from .kinds.container import HANDLE_KEYS
 from .kinds.rack import RACK
+from .kinds.shelf import SHELF
 from .pieces import GEOM_BOX, CollisionPiece
 from .shape_kinds import ShapeKind, kind_entry
 
@@ -164,6 +165,10 @@ class Shape:
             for key in ("post_radius", "peg_radius", "peg_length"):
                 params[key] *= factors[0]
             size = rack.size_of(params)
+        if self.kind == SHELF.name:  # its boards' heights follow z; the boards' and walls' thickness stays
+            for key in shelf.shelf_heights(params):  # a bottom board stays on the floor
+                if params[key] > params["board_thickness"] + 1e-9:
+                    params[key] *= factors[2]
         return dataclasses.replace(
             self,
             size=size,

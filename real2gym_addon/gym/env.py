@@ -81,6 +81,9 @@ class Real2GymEnv(gymnasium.Env):
         self._shapes = {
             o.name: o.fitted.shape for o in self._geometry.objects
         }  # reset moves them, never resizes
+        # The world's up seen from each object as the video ends (a shelved book's turn): a reset turns
+        # objects about the vertical, which leaves it as it is.
+        self._ends_up = {o.name: o.motion.rotation(-1)[2] for o in self._geometry.objects}
         self.model = mujoco.MjModel.from_xml_path(str(folder / self.task_info["scene"]))
         self.data = mujoco.MjData(self.model)
         self.render_mode = render_mode
@@ -326,7 +329,7 @@ class Real2GymEnv(gymnasium.Env):
         return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target], target_rotation=turn,
                          support_share=share, target_tilt_rad=tilt, moved_rotation=own_turn,
                          contents=None if spheres is None else self.data.xpos[spheres].copy(), contents_radius=radius,
-                         min_share=self._task.get("min_share"))  # fmt: skip
+                         min_share=self._task.get("min_share"), expected_up=self._ends_up[moved])  # fmt: skip
 
     def _part_state(self, task: dict) -> TaskState:
         """A part task's state now: its joint's value and how open that is."""

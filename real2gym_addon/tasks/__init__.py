@@ -14,13 +14,14 @@ from .hanging import HANG
 from .lifting import LIFT
 from .placing import PLACE_IN, PLACE_ON
 from .pouring import POUR
+from .shelving import SHELVE
 from .stacking import STACK
 from .steps import STEPS_FIELD, steps_success, steps_type
 
-STEPS = steps_type((PLACE_IN, PLACE_ON, STACK, HANG, POUR, LIFT, OPEN, CLOSE))
+STEPS = steps_type((PLACE_IN, PLACE_ON, STACK, HANG, SHELVE, POUR, LIFT, OPEN, CLOSE))
 """A task of several of the others, in order."""
 TASKS: dict[str, TaskType] = {
-    task.name: task for task in (PLACE_IN, PLACE_ON, STACK, HANG, POUR, LIFT, OPEN, CLOSE, STEPS)
+    task.name: task for task in (PLACE_IN, PLACE_ON, STACK, HANG, SHELVE, POUR, LIFT, OPEN, CLOSE, STEPS)
 }
 """Task type name -> its entry, in the order the docs list them."""
 

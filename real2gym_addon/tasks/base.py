@@ -45,6 +45,8 @@ class TaskState:
             None where it has none.
         contents_radius: m, one sphere's radius; 0 without contents.
         min_share: The task's own ``min_share`` (``pour``), or None for the task type's default.
+        expected_up: ``(3,)`` the world's up in the moved object's own frame as the video ends (``shelve``
+            turns it as the video does); None where not given.
     """
 
     moved_position: np.ndarray | None
@@ -62,6 +64,7 @@ class TaskState:
     contents: np.ndarray | None = None
     contents_radius: float = 0.0
     min_share: float | None = None
+    expected_up: np.ndarray | None = None
 
     def radial_offset(self) -> float:
         """m: the moved object's centre from the target's axis, across the table."""

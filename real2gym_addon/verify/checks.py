@@ -133,7 +133,7 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
                      support_share=share, target_tilt_rad=tilt_between(turns[0], turns[1]),
                      moved_rotation=own_turn, contents=None if contents is None else contents[frame],
                      contents_radius=obj.contents.radius if obj.contents else 0.0,
-                     min_share=task.get("min_share"))  # fmt: skip
+                     min_share=task.get("min_share"), expected_up=obj.motion.rotation(-1)[2])  # fmt: skip
 
 
 def _video_path(geometry: Geometry, name: str) -> np.ndarray:

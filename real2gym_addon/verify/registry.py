@@ -90,6 +90,17 @@ def _task_figure(check: dict) -> str:
         return f"{where}{share}, tilt {check['target_tilt_deg']:.0f} deg"
     if "landed_share" in check:  # a pour
         return f"{check['landed']} of {check['count']} landed ({check['landed_share']:.0%})"
+    if "turned_as_video_ends" in check:  # a shelve
+        where = (
+            f"on board {check['board']}"
+            if check["board"] is not None
+            else "on it"
+            if check["passed"]
+            else "off"
+        )
+        share = "" if check["support_share"] is None else f", carried {check['support_share']:.0%}"
+        turn = "" if check["up_error_deg"] is None else f", turned {check['up_error_deg']:.0f} deg"
+        return f"{where}{share}{turn}"
     if "hangs_clear" in check:
         share = "" if check["support_share"] is None else f"carried {check['support_share']:.0%}, "
         return f"{share}{_mm(check['clearance_m'])} clear"
@@ -143,7 +154,8 @@ CHECKS: dict[str, Check] = {
             "of its inner bottom at the end (inside a cabinet's or drawer's cavity, on its floor); place_on: "
             "resting on the target's top; stack: nested in or on top of the target, which carries 90 % of its weight "
             "and stands within 10 degrees of how it started; hang: the target carries 90 % of its weight, its lowest "
-            "point 1 cm clear of the table and a rack's base; pour: at least 80 % (the task's min_share) of the contents "
+            "point 1 cm clear of the table and a rack's base; shelve: on a board of the shelf, which carries 90 % of "
+            "its weight, turned within 15 degrees of how the video ends; pour: at least 80 % (the task's min_share) of the contents "
             "inside the target's opening; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),
