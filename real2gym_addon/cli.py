@@ -320,6 +320,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.release_above,
             args.set_down,
             args.pour_offset,
+            args.place_offset,
             args.part,
         )  # fmt: skip
     )
@@ -352,6 +353,8 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
         fixes.append({"kind": "set_down", "object": args.object, "frame": args.set_down})
     if args.pour_offset is not None:
         fixes.append({"kind": "pour_offset", "object": args.object, "delta": list(args.pour_offset)})
+    if args.place_offset is not None:
+        fixes.append({"kind": "place_offset", "object": args.object, "delta": list(args.place_offset)})
     joint_args = {"axis": args.joint_axis, "pivot": args.joint_pivot, "range": args.joint_range,
                   "damping": args.joint_damping, "frictionloss": args.joint_frictionloss}  # fmt: skip
     if any(v is not None for v in joint_args.values()) and not args.part:
@@ -632,6 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--pour-offset", type=triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
                      help="move the hand, and the container it pours from, by this much (world metres) while it "
                      "pours (pour_start to pour_end; blended in from the lift and out by the release)")  # fmt: skip
+    fix.add_argument("--place-offset", type=triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
+                     help="move where the hand puts the object down by this much (world metres): blended in from "
+                     "the lift to the release, fully from the release on")  # fmt: skip
     fix.add_argument("--set-down", type=whole_in(0, 1_000_000), metavar="FRAME",
                      help="the object stands on its support from FRAME: the hand goes no farther along its "
                           "approach axis from there until it lets go")  # fmt: skip

@@ -26,7 +26,7 @@ from .probe import opening_probe
 
 FIX_KINDS = (
     "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
-    "release_above", "set_down", "joint", "pour_offset",
+    "release_above", "set_down", "joint", "pour_offset", "place_offset",
 )  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
@@ -439,6 +439,30 @@ def set_down(report: dict, name: str, landed: int) -> None:
     _set_positions(report, gripper, positions, range(landed + 1, release + 1))
 
 
+def _ease(t: np.ndarray) -> np.ndarray:
+    """Minimum jerk from 0 to 1 over ``t`` in [0, 1] (clipped)."""
+    t = np.clip(t, 0.0, 1.0)
+    return t**3 * (10 - 15 * t + 6 * t**2)
+
+
+def _shift_held_path(
+    report: dict, name: str, delta, rise: tuple[int, int], fall: tuple[int, int] | None
+) -> None:
+    """Moves the hand's path, and the object it holds, by ``delta`` (world, m): blended in (minimum jerk)
+    over the frames ``rise``, fully after them, blended out over ``fall`` (or fully to the end without)."""
+    gripper, samples = _gripper_samples(report, "change")
+    entry = find_object(report, name)
+    frames = np.arange(len(samples), dtype=float)
+    weights = _ease((frames - rise[0]) / max(rise[1] - rise[0], 1))
+    if fall is not None:
+        weights = np.minimum(weights, _ease((fall[1] - frames) / max(fall[1] - fall[0], 1)))
+    last = len(samples) - 1 if fall is None else fall[1]
+    shift = weights[:, None] * np.asarray(delta, float)
+    positions = np.array([s["position_world"] for s in samples], float) + shift
+    _set_positions(report, gripper, positions, range(rise[0], last + 1))
+    _set_positions(report, entry, _positions(entry) + shift[: len(entry["frames"])], range(rise[0], last + 1))
+
+
 def pour_offset(report: dict, name: str, delta: tuple[float, float, float]) -> None:
     """Moves the hand, and the container it pours from, by ``delta`` (world, m) while it pours: fully from the
     ``pour_start`` keyframe to ``pour_end``, blended in (minimum jerk) from the lift and out by the release, so
@@ -446,8 +470,7 @@ def pour_offset(report: dict, name: str, delta: tuple[float, float, float]) -> N
 
     A pour that misses its target spills beside it; where the hand tips the container is what moves the spill.
     """
-    gripper, samples = _gripper_samples(report, "change")
-    entry = find_object(report, name)
+    _, samples = _gripper_samples(report, "change")
     events = {event: keyframe_frame(report, event, name) for event in ("lift", "pour_start", "pour_end")}
     held = hold_frames(report, name)
     if events["pour_start"] is None or held["grasp"] is None:
@@ -456,14 +479,21 @@ def pour_offset(report: dict, name: str, delta: tuple[float, float, float]) -> N
     lift = events["lift"] if events["lift"] is not None else held["grasp"]
     start, end = events["pour_start"], events["pour_end"] if events["pour_end"] is not None else last
     release = held["release"] if held["release"] is not None else last
-    frames = np.arange(len(samples), dtype=float)
-    rise = np.clip((frames - lift) / max(start - lift, 1), 0.0, 1.0)
-    fall = np.clip((release - frames) / max(release - end, 1), 0.0, 1.0)
-    weights = np.minimum(rise**3 * (10 - 15 * rise + 6 * rise**2), fall**3 * (10 - 15 * fall + 6 * fall**2))
-    shift = weights[:, None] * np.asarray(delta, float)
-    positions = np.array([s["position_world"] for s in samples], float) + shift
-    _set_positions(report, gripper, positions, range(lift, release + 1))
-    _set_positions(report, entry, _positions(entry) + shift[: len(entry["frames"])], range(lift, release + 1))
+    _shift_held_path(report, name, delta, (lift, start), (end, release))
+
+
+def place_offset(report: dict, name: str, delta: tuple[float, float, float]) -> None:
+    """Moves where the hand puts the object down by ``delta`` (world, m): blended in (minimum jerk) from the
+    lift to the release, fully from the release on (the hand backs away from where it let go), so that it
+    still takes the object where it did.
+
+    A book let go short of a shelf's board tips off its edge; where the hand lets go is what moves it.
+    """
+    held = hold_frames(report, name)
+    if held["grasp"] is None or held["release"] is None:
+        raise FixError(f"'{name}' has no grasp and release keyframes to move its placing between")
+    lift = keyframe_frame(report, "lift", name)
+    _shift_held_path(report, name, delta, (held["grasp"] if lift is None else lift, held["release"]), None)
 
 
 def apply_fix(report: dict, fix: dict) -> dict:
@@ -525,6 +555,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             joint_fix.joint(report, entry, fix)
         elif kind == "pour_offset":
             pour_offset(report, name, tuple(fix["delta"]))
+        elif kind == "place_offset":
+            place_offset(report, name, tuple(fix["delta"]))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(report, name, fix["phase"], None if clearance is None else float(clearance),
@@ -609,12 +641,13 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         if isinstance(blend, bool) or not isinstance(blend, int) or not 0 <= blend < frames:
             raise FixError(f"the offset's blend must be 0 to {frames - 1} frames, got {blend!r:.40}")
         _boolean(fix, "until", "the offset's 'until'")
-    elif kind == "pour_offset":
+    elif kind in ("pour_offset", "place_offset"):
+        what = kind.replace("_", " ").replace("place", "placing")
         delta = fix.get("delta")
         if not isinstance(delta, (list, tuple)) or len(delta) != 3:
-            raise FixError(f"a pour offset needs three numbers (metres along x, y, z), got {delta!r:.60}")
+            raise FixError(f"a {what} needs three numbers (metres along x, y, z), got {delta!r:.60}")
         for axis, value in zip("xyz", delta, strict=True):
-            _real(value, f"the pour offset along {axis} (metres)", -MAX_OFFSET_M, MAX_OFFSET_M)
+            _real(value, f"the {what} along {axis} (metres)", -MAX_OFFSET_M, MAX_OFFSET_M)
     elif kind == "collision":
         if fix.get("mode") not in COLLISION_MODES:
             raise FixError(

@@ -12,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
+from ..geometry.shape_kinds import SHELF
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
 from .edits import (
@@ -300,12 +302,57 @@ def pour_aim(context: SuggestionContext, made: list[dict]) -> list[dict]:
     }]  # fmt: skip
 
 
+SHELF_MARGIN = 0.015
+"""m: how far inside a shelf's front and sides a moved placing puts the object's footprint."""
+
+
+def _world_turn(frame: dict) -> np.ndarray:
+    """3x3: a report frame's ``quaternion_world`` (w, x, y, z) as a rotation."""
+    w, x, y, z = frame["quaternion_world"]
+    return Rotation.from_quat([x, y, z, w]).as_matrix()
+
+
+def shelf_reach(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Move where the hand lets the object go (`place_offset`) to where its footprint is on the shelf's board,
+    behind the front and between the sides with 1.5 cm to spare, as the video's release places it."""
+    check = context.checks.get("task_success", {})
+    if "task_success" not in context.failing or context.target is None or context.target.kind != SHELF.name:
+        return []
+    if context.release is None or check.get("board") is not None or not context.report.get("gripper"):
+        return []
+    moved, target = find_object(context.report, context.moved_name), context.target_entry
+    at = moved["frames"][min(context.release, len(moved["frames"]) - 1)]
+    shelf_turn = _world_turn(target["frames"][0])
+    # The object's footprint in the shelf's frame at the release: its box's extents along the shelf's axes.
+    own = shelf_turn.T @ _world_turn(at)
+    reach = np.abs(own) @ (np.asarray(context.moved.size, float) / 2)
+    centre = shelf_turn.T @ (
+        np.asarray(at["position_world"]) - np.asarray(target["frames"][0]["position_world"])
+    )
+    half, params = np.asarray(context.target.size, float) / 2, context.target.params
+    inner = np.array([half[0], half[1] - params["side_thickness"]]) - reach[:2] - SHELF_MARGIN
+    wanted = np.clip(centre[:2], [-half[0] + params["back_thickness"] + reach[0], -inner[1]], inner)
+    move = wanted - centre[:2]
+    if np.linalg.norm(move) < AIM_TOLERANCE:
+        return []
+    delta = shelf_turn @ np.array([move[0], move[1], 0.0])
+    return [{
+        "text": f"the {context.moved_name} was let go {np.linalg.norm(move) * 100:.1f} cm short of its place on the "
+                f"{context.target_name}'s board; let it go that much further in?",
+        "check": "task_success", "frame": context.release,
+        "fix": {"kind": "place_offset", "object": context.moved_name,
+                "delta": [round(float(delta[0]), 4), round(float(delta[1]), 4), 0.0]},
+    }]  # fmt: skip
+
+
 def task_fixes(context: SuggestionContext, made: list[dict]) -> list[dict]:
-    """Move the hand's path over the target while a pour spills (`pour_offset`); for the other tasks, replace a
-    container's closing hull with wall pieces (`collision`), or widen a rim narrower than the object
-    (`radius_scale`)."""
+    """Move the hand's path over the target while a pour spills (`pour_offset`), or where it lets the object go
+    onto a shelf's board (`place_offset`); for the other tasks, replace a container's closing hull with wall
+    pieces (`collision`), or widen a rim narrower than the object (`radius_scale`)."""
     if "landed_share" in context.checks.get("task_success", {}):
         return pour_aim(context, made)
+    if "turned_as_video_ends" in context.checks.get("task_success", {}):
+        return shelf_reach(context, made)
     return container_opening(context, made)
 
 

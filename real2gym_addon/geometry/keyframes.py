@@ -59,6 +59,11 @@ COVERED = 0.6
 covers it: closed on it at the grasp, on it as it sets it down."""
 COVER_MATCH = 0.15
 """Relative margin within which a mask before the lift is as covered as on the lift's frame."""
+RETREAT_RISE_FRAMES = 5
+"""Frames a synthesised hand that let go of an object takes to rise clear of its top, before it backs away."""
+FINGERTIP_CLEARANCE = 0.022
+"""m: how far a synthesised hand rises above its grasp centre after the release before it backs away: its
+fingertips reach 12 mm below the centre, and 1 cm to spare."""
 APPROACH_HEIGHT = 0.10
 HANDLE_GRASP_DEPTH = 0.02
 """m: how far below a mug's handle's top a synthesised hand's pads reach (its grasp centre half that)."""
@@ -460,28 +465,33 @@ def synthesise_gripper(
         return _handle_grasp(shape, motion, grasp, release, approach)
     # Fingers across the shorter horizontal side; z (approach) points down.
     across = 0.0 if shape.size[1] <= shape.size[0] else np.pi / 2
+    width = min(shape.size[0], shape.size[1])
     grasp_height = min(shape.size[2] / 2, 0.02)
+    clear = grasp_height + FINGERTIP_CLEARANCE
     positions = np.zeros((count, 3))
     quaternions = np.zeros((count, 4))
     opening = np.ones(count)
     for frame in range(count):
         held = min(max(frame, grasp), release)
-        centre = motion.positions[held] + [0.0, 0.0, shape.size[2] / 2 - grasp_height]
-        yaw = motion.yaws[held] + across
+        offset = 0.0
         if frame < approach:
             offset = APPROACH_HEIGHT
         elif frame < grasp:
             offset = APPROACH_HEIGHT * (grasp - frame) / max(grasp - approach, 1)
-        elif frame <= release:
-            offset = 0.0
-        else:
-            offset = min(APPROACH_HEIGHT, 0.01 * (frame - release))
+        elif frame > release:
+            # Up until the fingertips clear the object's top, then back the way it came (out of a shelf by its
+            # front, up out of a cup), then up.
+            back = frame - release - RETREAT_RISE_FRAMES
+            offset = clear * min(1.0, (frame - release) / RETREAT_RISE_FRAMES)
+            if back > 0:
+                held = max(grasp, release - back)
+                offset += min(APPROACH_HEIGHT, 0.01 * max(0, back - (release - grasp)))
+        centre = motion.positions[held] + [0.0, 0.0, shape.size[2] / 2 - grasp_height]
+        yaw = motion.yaws[min(max(frame, grasp), release)] + across
         positions[frame] = centre + [0.0, 0.0, offset]
         down = Rotation.from_euler("xz", [np.pi, -yaw])  # z down, y across the object
         quaternions[frame] = down.as_quat()[[3, 0, 1, 2]]
-        opening[frame] = (
-            1.0 if frame < grasp - 3 or frame > release else min(1.0, shape.size[1] / MAX_OPENING * 0.8)
-        )
+        opening[frame] = 1.0 if frame < grasp - 3 or frame > release else min(1.0, width / MAX_OPENING * 0.8)
     return GripperTrajectory(positions, quaternions, opening, "synthesised")
 
 

@@ -38,6 +38,9 @@ FRONT_BAND = 0.008
 """m: points within this of the front face are on the boards' and the sides' front edges."""
 EDGE_REACH = 0.04
 """m: how far below a board's top its front edge's points are looked for."""
+FLOOR_CUT = 0.01
+"""m: near the table the depth points are the table's (the fit drops them): a board whose edge reaches this low
+is not measured by it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,12 +116,12 @@ def measure_boards(fitted: FittedObject, views: list[RestView]) -> Boards | None
 
 
 def _board_thickness(layers: list[float], camera_z: float, edge: np.ndarray) -> float | None:
-    """m: the median over the boards seen from above of how far their front edge's points reach below
-    their top (the edge's lowest 5 %), or None where no edge shows."""
+    """m: the median over the boards seen from above (and off the floor) of how far their front edge's points
+    reach below their top (the edge's lowest 5 %), or None where no edge shows."""
     reaches = []
     for z in layers:
-        if z > camera_z:
-            continue
+        if z > camera_z or (z - EDGE_REACH < FLOOR_CUT and len(layers) > 1):
+            continue  # seen from below; or a bottom board, whose edge's foot is lost with the table's points
         below = edge[(edge[:, 2] <= z + LAYER_BIN) & (edge[:, 2] >= z - EDGE_REACH), 2]
         if len(below) >= 5:
             reaches.append(z - float(np.percentile(below, 5)))
