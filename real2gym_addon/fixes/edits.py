@@ -485,7 +485,7 @@ def pour_offset(report: dict, name: str, delta: tuple[float, float, float]) -> N
 def place_offset(report: dict, name: str, delta: tuple[float, float, float]) -> None:
     """Moves where the hand puts the object down by ``delta`` (world, m): blended in (minimum jerk) from the
     lift to the release, fully from the release on (the hand backs away from where it let go), so that it
-    still takes the object where it did.
+    still takes the object where it did. The object then rests where it was let go.
 
     A book let go short of a shelf's board tips off its edge; where the hand lets go is what moves it.
     """
@@ -494,6 +494,24 @@ def place_offset(report: dict, name: str, delta: tuple[float, float, float]) -> 
         raise FixError(f"'{name}' has no grasp and release keyframes to move its placing between")
     lift = keyframe_frame(report, "lift", name)
     _shift_held_path(report, name, delta, (held["grasp"] if lift is None else lift, held["release"]), None)
+    _rest_after(report, find_object(report, name), held["release"])
+
+
+def _rest_after(report: dict, entry: dict, frame: int) -> None:
+    """The object stays as it is on ``frame`` for the rest of the video (where a moved placing puts it, it
+    rests: the video's fall from where it was let go is no longer what happens)."""
+    camera_from_world = report_camera_from_world(report)
+    at = entry["frames"][frame]
+    w, x, y, z = at["quaternion_world"]
+    turn = Rotation.from_quat([x, y, z, w])
+    for index in range(frame + 1, len(entry["frames"])):
+        view = pose_at(camera_from_world, index)
+        seen = (Rotation.from_matrix(view[:3, :3]) * turn).as_quat()
+        entry["frames"][index].update(
+            position_world=list(at["position_world"]), quaternion_world=list(at["quaternion_world"]),
+            position_cam=np.round(view[:3, :3] @ np.asarray(at["position_world"]) + view[:3, 3], 5).tolist(),
+            quaternion_cam=np.round(seen[[3, 0, 1, 2]], 6).tolist(),
+        )  # fmt: skip
 
 
 def apply_fix(report: dict, fix: dict) -> dict:
@@ -579,7 +597,7 @@ def apply_fix(report: dict, fix: dict) -> dict:
     }
     if kind == "release_opening":
         log_entry["before_gripper"] = [s["gripper"] for s in before_gripper]
-    elif kind in ("approach", "grasp_height", "release_above", "set_down", "pour_offset"):
+    elif kind in ("approach", "grasp_height", "release_above", "set_down", "pour_offset", "place_offset"):
         log_entry["before_gripper_frames"] = before_gripper
     if probe is not None:
         log_entry["opening_probe"] = probe

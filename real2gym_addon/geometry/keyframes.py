@@ -477,7 +477,9 @@ def synthesise_gripper(
         if frame < approach:
             offset = APPROACH_HEIGHT
         elif frame < grasp:
-            offset = APPROACH_HEIGHT * (grasp - frame) / max(grasp - approach, 1)
+            # In place before the fingers close (closing on the way down, they caught a thin book's top).
+            arrived = max(approach + 1, grasp - CLOSE_FRAMES - 1)
+            offset = APPROACH_HEIGHT * max(0, arrived - frame) / max(arrived - approach, 1)
         elif frame > release:
             # Up until the fingertips clear the object's top, then back the way it came (out of a shelf by its
             # front, up out of a cup), then up.
@@ -489,9 +491,13 @@ def synthesise_gripper(
         centre = motion.positions[held] + [0.0, 0.0, shape.size[2] / 2 - grasp_height]
         yaw = motion.yaws[min(max(frame, grasp), release)] + across
         positions[frame] = centre + [0.0, 0.0, offset]
-        down = Rotation.from_euler("xz", [np.pi, -yaw])  # z down, y across the object
+        # z down; y, the fingers' line, along the object's shorter side (turned by the object's yaw, not against
+        # it: turned against it, the fingers closed 50 degrees across a book yawed by 25).
+        down = Rotation.from_euler("xz", [np.pi, yaw])
         quaternions[frame] = down.as_quat()[[3, 0, 1, 2]]
-        opening[frame] = 1.0 if frame < grasp - 3 or frame > release else min(1.0, width / MAX_OPENING * 0.8)
+        opening[frame] = (
+            1.0 if frame < grasp - CLOSE_FRAMES or frame > release else min(1.0, width / MAX_OPENING * 0.8)
+        )
     return GripperTrajectory(positions, quaternions, opening, "synthesised")
 
 

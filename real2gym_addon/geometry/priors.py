@@ -23,7 +23,7 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = 
     """Height (m, world) of the highest support surface under ``xy``: the table, or another object.
 
     A container supports with its inner bottom, a cabinet with its inside's floor
-    where ``xy`` lies over its inside, other shapes with their top, where ``xy`` lies
+    and a shelf with its boards (the highest under ``below``) where ``xy`` lies over its inside, other shapes with their top, where ``xy`` lies
     inside their footprint (at their final pose) and that surface lies under
     ``below`` (the supported object's centre): a block set down on a plate ends over
     the plate's footprint, and the plate is not on it; a can let go into a cup ends
@@ -36,12 +36,12 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = 
         turn = yaw_rotation(other.motion.yaws[-1])
         centre = centre + turn @ shape.axis_offset()  # a mug's axis is off its box centre
         local = turn.T @ np.r_[xy - centre[:2], 0.0]
-        if shape.entry.cavity is not None:
-            inside_centre, inside_half = shape.cavity()
-            if np.all(np.abs(local[:2] - inside_centre[:2]) < inside_half[:2]):
-                floor = centre[2] + inside_centre[2] - inside_half[2]
-                if floor < below:
-                    height = max(height, floor)
+        spaces = shape.spaces()
+        if spaces:
+            over = [c for c, half in spaces if np.all(np.abs(local[:2] - c[:2]) < half[:2])]
+            floors = [centre[2] + c[2] - half[2] for c, half in spaces if any(c is o for o in over)]
+            if over:
+                height = max([height] + [floor for floor in floors if floor < below])
                 continue
         if shape.is_round:
             inside = np.hypot(local[0], local[1]) < shape.size[0] / 2

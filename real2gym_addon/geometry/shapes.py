@@ -270,6 +270,13 @@ class Shape:
             raise ValueError(f"a {self.kind} has no box-shaped space inside (not a cabinet or a drawer)")
         return self.entry.cavity(self)
 
+    def spaces(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The box-shaped spaces things stand in, each ``(centre (3,), half extents (3,))`` in the local frame:
+        a cabinet's or a drawer's cavity, a shelf's space above each board; none for other kinds."""
+        if self.kind == SHELF.name:
+            return shelf.spaces(self)
+        return [self.cavity()] if self.entry.cavity is not None else []
+
     def handle_pieces(self) -> list[CollisionPiece]:
         """A handle's collision boxes in the local frame (none without one): the lower arm, the upper
         arm and the outer bar, open between bar and wall so the handle can be hooked or grasped."""

@@ -106,6 +106,17 @@ TOP_LAYER = 0.015
 """... that layer being at most this thick (m), or a third of its height."""
 RESTING_GAP = 0.015
 """An object whose lowest seen point stays this far above the table never rests on it."""
+LOWEST_POINTS = 20
+"""An object's lowest seen point is its 2nd percentile of heights, or its this-many-th lowest where that is
+lower: a shelf's mask holds thousands of points, and the few dozen on its bottom board's edge, all that
+reaches the table, are less than 2 % of them."""
+
+
+def _lowest_seen(heights: np.ndarray) -> float:
+    """m: the lowest of an object's depth points, past the few lowest (stray readings at its mask's edge)."""
+    ordered = np.sort(heights)
+    return float(min(np.percentile(ordered, 2), ordered[min(LOWEST_POINTS, len(ordered) - 1)]))
+
 
 TOP_HEIGHT_SLACK = 0.15
 """An object seen from above whose fitted height is further than this share from its top's height gets
@@ -514,7 +525,7 @@ def run_geometry(
             heights = transform(pose, back_project(camera, depth.clean(frame, noise_1m), mask))[:, 2]
             raised = heights[heights > MIN_RISE]
             if len(raised) >= 10:
-                edge_lows[frame] = float(np.percentile(raised, 2))
+                edge_lows[frame] = _lowest_seen(raised)
             others = [t.masks[frame] for t in segmentation.objects + segmentation.parts if t is not track_]
             blocked = (
                 cv2.dilate(np.logical_or.reduce(others).astype(np.uint8), DILATE) > 0 if others else None
@@ -551,7 +562,7 @@ def run_geometry(
                 f"object '{prompt.name}': {what} on frame {prompt.frame}; it cannot be measured "
                 "(check the mask and the depth there)"
             )
-        lowest = min(float(np.percentile(v.points_world[:, 2], 2)) for v in seen)
+        lowest = min(_lowest_seen(v.points_world[:, 2]) for v in seen)
         lowest = min([lowest, *edge_lows.values()])
         from_above = lowest > RESTING_GAP
         if from_above:
