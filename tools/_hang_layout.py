@@ -190,7 +190,13 @@ def look_from(
     return eye, np.stack([right, np.cross(forward, right), forward], axis=1)
 
 
-def place_camera(layout: HangLayout, points: np.ndarray, distance: float, margin: float = 0.05) -> HangLayout:
+def place_camera(
+    layout: HangLayout,
+    points: np.ndarray,
+    distance: float,
+    margin: float = 0.05,
+    eye_height: float | None = None,
+) -> HangLayout:
     """The layout with its camera ``distance`` metres from the middle of ``points``, or farther (1 cm steps)
     until every point is inside the image, ``margin`` of its size from the edges.
 
@@ -199,6 +205,8 @@ def place_camera(layout: HangLayout, points: np.ndarray, distance: float, margin
         points: What must be seen, world frame (m), (N, 3).
         distance: The nearest distance to try (m).
         margin: Share of the image size kept free at each edge.
+        eye_height: Where given, the camera's height above the table (m): at each distance the elevation
+            is the one that puts it there (and the layout's ``camera_elevation`` becomes it).
 
     Raises:
         ValueError: If no distance up to 3 m frames them.
@@ -207,11 +215,14 @@ def place_camera(layout: HangLayout, points: np.ndarray, distance: float, margin
     focal = (layout.height / 2) / np.tan(np.deg2rad(layout.fovy) / 2)
     size = np.array([layout.width, layout.height])
     for step in np.arange(distance, 3.0, 0.01):
-        eye, rot = look_from(target, layout.camera_azimuth, layout.camera_elevation, step)
+        elevation = layout.camera_elevation
+        if eye_height is not None:
+            elevation = float(np.arcsin(np.clip((eye_height - target[2]) / step, -1.0, 1.0)))
+        eye, rot = look_from(target, layout.camera_azimuth, elevation, step)
         cam = (points - eye) @ rot
         if (cam[:, 2] < 0.1).any():
             continue
         pixels = focal * cam[:, :2] / cam[:, 2:] + (size - 1) / 2
         if (pixels >= margin * size).all() and (pixels <= (1 - margin) * size).all():
-            return replace(layout, camera_pos=eye, camera_rot=rot)
+            return replace(layout, camera_pos=eye, camera_rot=rot, camera_elevation=elevation)
     raise ValueError("no camera within 3 m frames the rack, the mug and the hand (raise --fovy)")

@@ -5,9 +5,14 @@ fixed to the world (named ``rack``, origin at the post's foot, turned by its yaw
 and one cylinder per peg (``rack_peg<i>``), wood-like. The mug (``mug``, free, origin at its bottom's
 middle) collides with a bottom disc and a ring of wall boxes (hidden, ``GROUP_HIDDEN``) and its handle's
 three boxes; a revolved shell shows its wall. Its density is set so that it weighs ``mug.mass``.
+
+The other task scenes (pour, shelve) take their table, wall and lights (``add_environment``), their
+physics and rendering options (``scene_spec``) and their camera (``add_camera``) from here.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import cv2
 import mujoco
@@ -26,6 +31,43 @@ PEG_CONTACT = {"friction": [0.7, 0.01, 0.002], "condim": 6}
 
 def _quat(rot: np.ndarray) -> list[float]:
     return Rotation.from_matrix(rot).as_quat(scalar_first=True).tolist()
+
+
+def scene_spec(name: str, layout: Any, noslip_iterations: int) -> mujoco.MjSpec:
+    """A new scene with the task generators' physics (2 ms steps, elliptic friction cones, implicit-fast
+    integration) and rendering (an offscreen buffer at least the image's size, 4 samples, shadows).
+
+    Args:
+        name: The model's name.
+        layout: The scene's layout: its ``width`` and ``height`` (px).
+        noslip_iterations: MuJoCo's no-slip solver iterations (0 for none).
+    """
+    spec = mujoco.MjSpec()
+    spec.modelname = name
+    opt = spec.option
+    opt.timestep = 0.002
+    opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    opt.impratio = 10.0
+    opt.noslip_iterations = noslip_iterations
+    opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.stat.extent = 1.0
+    spec.stat.center = [0.0, 0.0, 0.0]
+    spec.visual.map.znear = 0.02
+    spec.visual.map.zfar = 10.0
+    spec.visual.global_.offwidth = max(layout.width, 640)
+    spec.visual.global_.offheight = max(layout.height, 480)
+    spec.visual.quality.shadowsize = 2048
+    spec.visual.quality.offsamples = 4
+    spec.visual.headlight.ambient = [0.28, 0.28, 0.28]
+    spec.visual.headlight.diffuse = [0.25, 0.25, 0.25]
+    return spec
+
+
+def add_camera(spec: mujoco.MjSpec, layout: Any) -> None:
+    """The fixed camera ``demo`` at the layout's ``camera_pos`` (world, m) turned by its ``camera_rot``
+    (world from camera, OpenCV axes, (3, 3)), with its ``fovy`` (deg)."""
+    spec.worldbody.add_camera(name="demo", pos=layout.camera_pos.tolist(),
+                              quat=_quat(layout.camera_rot * np.array([1.0, -1.0, -1.0])), fovy=layout.fovy)  # fmt: skip
 
 
 def add_environment(
@@ -144,29 +186,10 @@ def build_model(
     Returns:
         The model; the camera is ``demo``.
     """
-    spec = mujoco.MjSpec()
-    spec.modelname = "real2gym_hang"
-    opt = spec.option
-    opt.timestep = 0.002
-    opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
-    opt.impratio = 10.0
-    opt.noslip_iterations = 3
-    opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
-    spec.stat.extent = 1.0
-    spec.stat.center = [0.0, 0.0, 0.0]
-    spec.visual.map.znear = 0.02
-    spec.visual.map.zfar = 10.0
-    spec.visual.global_.offwidth = max(layout.width, 640)
-    spec.visual.global_.offheight = max(layout.height, 480)
-    spec.visual.quality.shadowsize = 2048
-    spec.visual.quality.offsamples = 4
-    spec.visual.headlight.ambient = [0.28, 0.28, 0.28]
-    spec.visual.headlight.diffuse = [0.25, 0.25, 0.25]
-
+    spec = scene_spec("real2gym_hang", layout, noslip_iterations=3)
     add_environment(spec, layout.camera_rot, layout.rack.foot + [0, 0, 0.15], rng)
     _add_rack(spec, layout.rack, layout.colours["rack"])
     _add_mug(spec, layout.mug, layout.colours["mug"])
     add_gripper(spec, hand_pos, hand_quat, GROUP_GRIPPER)
-    spec.worldbody.add_camera(name="demo", pos=layout.camera_pos.tolist(),
-                              quat=_quat(layout.camera_rot * np.array([1.0, -1.0, -1.0])), fovy=layout.fovy)  # fmt: skip
+    add_camera(spec, layout)
     return spec.compile()

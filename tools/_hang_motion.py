@@ -18,8 +18,9 @@ opening (m, 0 closed).
 from __future__ import annotations
 
 import numpy as np
-from _articulated_motion import Script, Segment, quat_slerp
+from _articulated_motion import Script
 from _demo_gripper import FINGER_TRAVEL
+from _demo_plan import Plan
 from _hang_scene import HangLayout, Mug, rotation_z
 from scipy.spatial.transform import Rotation
 
@@ -72,49 +73,6 @@ def hand_pose(mug: Mug, position: np.ndarray, rot: np.ndarray) -> tuple[np.ndarr
     return position + rot @ mug.grasp, quat
 
 
-class _Builder:
-    """Appends segments (straight, or turning about a line), each from where the last one ended."""
-
-    def __init__(self, position: np.ndarray, quat: np.ndarray, grip: float) -> None:
-        self.position, self.quat, self.grip = np.asarray(position, float), quat, grip
-        self.items: list[tuple[str, tuple[float, float], object]] = []
-
-    def to(self, name: str, position=None, quat=None, grip=None) -> None:
-        """A segment to ``position`` and ``quat`` (None keeps the last) with the grip blended to ``grip``."""
-        p0, q0 = self.position, self.quat
-        p1 = p0 if position is None else np.asarray(position, float)
-        q1 = q0 if quat is None else quat
-
-        def path(s: float) -> tuple[np.ndarray, np.ndarray]:
-            return p0 + s * (p1 - p0), quat_slerp(q0, q1, s)
-
-        end = self.grip if grip is None else grip
-        self.items.append((name, (self.grip, end), path))
-        self.position, self.quat, self.grip = p1, q1, end
-
-    def turn(self, name: str, pivot: np.ndarray, axis: np.ndarray, angle: float) -> None:
-        """A segment turning the hand by ``angle`` (rad) about the line through ``pivot`` along unit ``axis``."""
-        p0, q0 = self.position, self.quat
-
-        def path(s: float) -> tuple[np.ndarray, np.ndarray]:
-            turn = Rotation.from_rotvec(s * angle * np.asarray(axis))
-            return pivot + turn.apply(p0 - pivot), (turn * Rotation.from_quat(q0, scalar_first=True)).as_quat(
-                scalar_first=True
-            )
-
-        self.items.append((name, (self.grip, self.grip), path))
-        self.position, self.quat = path(1.0)
-
-    def script(self, duration: float) -> Script:
-        total = sum(_SHARES[name] for name, _, _ in self.items)
-        segments, time = [], 0.0
-        for name, grip, path in self.items:
-            end = time + duration * _SHARES[name] / total
-            segments.append(Segment(time, end, name, grip, path))
-            time = end
-        return Script(segments)
-
-
 def thread_span(layout: HangLayout) -> tuple[float, float]:
     """Where along the peg (m from its root) the loop's middle starts threading, with the whole mug beyond
     the tip, and where the hand lets go: at ``layout.reach`` (level distance from the post's axis), or,
@@ -158,7 +116,7 @@ def plan_script(layout: HangLayout, duration: float) -> Script:
     entry, hang_quat = hand_pose(mug, *mug_on_peg(layout, first))
     carry_z = entry[2] + 0.04
     u, _, _ = layout.peg_axes
-    builder = _Builder(grasp + [0.0, 0.0, 0.14], grasp_quat, OPEN)
+    builder = Plan(grasp + [0.0, 0.0, 0.14], grasp_quat, OPEN, _SHARES)
     builder.to("hold")
     builder.to("approach", grasp + [0.0, 0.0, 0.07])
     builder.to("descend", grasp)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 from _articulated_motion import Script
+from _demo_contacts import both, frame_of, hold_events, record, touching
 from _demo_sim import SETTLE_S, FrameState, SimResult
 from _hang_scene import HangLayout
 from scipy.spatial.transform import Rotation
@@ -66,15 +67,6 @@ def _kinds(model: mujoco.MjModel) -> np.ndarray:
     return kind
 
 
-def _touching(data: mujoco.MjData, kind: np.ndarray) -> set[int]:
-    pairs = data.contact.geom[: data.ncon]
-    return set((kind[pairs[:, 0]] | kind[pairs[:, 1]]).tolist())
-
-
-def _both(touch: set[int], a: int, b: int) -> bool:
-    return any(m & a and m & b for m in touch)
-
-
 def simulate(
     model: mujoco.MjModel,
     layout: HangLayout,
@@ -118,15 +110,15 @@ def simulate(
         while data.time - start < index / fps - 1e-9:
             command(data.time - start)
             mujoco.mj_step(model, data)
-            touch = _touching(data, kind)
-            steps.append((data.time - start, _both(touch, MUG, LEFT) and _both(touch, MUG, RIGHT),
-                          _both(touch, MUG, TABLE), _both(touch, HAND, RACK), _both(touch, HAND, MUG)))  # fmt: skip
+            touch = touching(data, kind)
+            steps.append((data.time - start, both(touch, MUG, LEFT) and both(touch, MUG, RIGHT),
+                          both(touch, MUG, TABLE), both(touch, HAND, RACK), both(touch, HAND, MUG)))  # fmt: skip
         poses = {b: (data.body(b).xpos.copy(), data.body(b).xquat.copy()) for b in BODIES}
         q_fingers = (float(data.qpos[fingers[0]]), float(data.qpos[fingers[1]]))
         result.frames.append(FrameState(data.time - start, poses, q_fingers))
         lowest = float((outline @ data.body("mug").xmat.reshape(3, 3).T + data.body("mug").xpos)[:, 2].min())
-        on_peg = any(_both(touch, MUG, peg_bit(i)) for i in range(len(layout.rack.peg_heights)))
-        resting = _both(touch, MUG, TABLE | BASE | HAND)
+        on_peg = any(both(touch, MUG, peg_bit(i)) for i in range(len(layout.rack.peg_heights)))
+        resting = both(touch, MUG, TABLE | BASE | HAND)
         result.lowest.append(lowest)
         result.hanging.append(bool(on_peg and not resting and lowest > floor))
         on_frame(index, data)
@@ -134,10 +126,6 @@ def simulate(
     result.keyframes = {e["event"]: e["frame"] for e in result.events}
     _check(data, kind, layout, steps, result, script, fps)
     return result
-
-
-def _frame_of(time: float, fps: float, frames: int) -> int:
-    return min(int(np.ceil(time * fps - 1e-6)), frames - 1)
 
 
 def still_from(result: HangResult) -> int:
@@ -154,23 +142,10 @@ def still_from(result: HangResult) -> int:
     return int(far[-1]) + 1 if far.size else 0
 
 
-def _event_steps(steps: list[tuple]) -> dict[str, int]:
-    """The steps of grasp (both fingers first touch the mug), lift (its last touch of the table while held,
-    plus one) and release (its last step held, plus one), those that happened."""
-    held, on_table = np.array([s[1] for s in steps]), np.array([s[2] for s in steps])
-    if not held.any():
-        return {}
-    found = {"grasp": int(np.argmax(held)), "release": int(np.flatnonzero(held)[-1]) + 1}
-    table = np.flatnonzero(on_table[found["grasp"] : found["release"]])
-    if table.size and found["grasp"] + table[-1] + 1 < found["release"]:
-        found["lift"] = found["grasp"] + int(table[-1]) + 1
-    return {event: step for event, step in found.items() if step < len(steps)}
-
-
 def _keyframes(steps: list[tuple], result: HangResult, fps: float, frames: int) -> list[dict]:
     """grasp, lift and release from the per-step contacts; hang from the per-frame states."""
-    events = [{"frame": _frame_of(steps[step][0], fps, frames), "event": event, "object": "mug"}
-              for event, step in _event_steps(steps).items()]  # fmt: skip
+    events = [{"frame": frame_of(steps[step][0], fps, frames), "event": event, "object": "mug"}
+              for event, step in hold_events(steps).items()]  # fmt: skip
     release = next((e["frame"] for e in events if e["event"] == "release"), None)
     if release is not None:
         first = max(release, still_from(result))
@@ -179,39 +154,32 @@ def _keyframes(steps: list[tuple], result: HangResult, fps: float, frames: int) 
     return sorted(events, key=lambda e: (e["frame"], e["event"]))
 
 
-def _record(result: HangResult, name: str, passed: bool, sentence: str, **figures) -> None:
-    """A check with its figures; a failed one adds ``sentence`` to ``failures``."""
-    result.checks[name] = {"passed": bool(passed), **figures}
-    if not passed:
-        result.failures.append(sentence)
-
-
 def _check(
     data: mujoco.MjData, kind: np.ndarray, layout: HangLayout, steps: list[tuple], result: HangResult,
     script: Script, fps: float,
 ) -> None:  # fmt: skip
     """Checks of the outcome: the events, the carry, the hand clear of the rack and (once open) of the mug,
     and how the mug ends (``_check_end``)."""
-    frame_of = result.keyframes
-    order = [frame_of.get(e) for e in ("grasp", "lift", "release")]
+    keyframes = result.keyframes
+    order = [keyframes.get(e) for e in ("grasp", "lift", "release")]
     ordered = None not in order and order[0] <= order[1] <= order[2]
-    _record(result, "events", ordered, f"the mug's events are not grasp <= lift <= release ({frame_of})",
-            frames=frame_of)  # fmt: skip
+    record(result, "events", ordered, f"the mug's events are not grasp <= lift <= release ({keyframes})",
+           frames=keyframes)  # fmt: skip
     if not ordered:
         return
-    at = _event_steps(steps)
+    at = hold_events(steps)
     held = float(np.mean([s[1] for s in steps[at["lift"] : at["release"]]] or [0.0]))
     rise = max(result.lowest[order[1] : order[2] + 1])
-    _record(result, "carried", held > 0.98 and rise > 0.05,
-            f"the fingers did not carry the mug (held {held:.0%} of the carry, lowest point at most "
-            f"{rise * 100:.1f} cm up)", held_fraction=held, highest_lowest_m=rise)  # fmt: skip
+    record(result, "carried", held > 0.98 and rise > 0.05,
+           f"the fingers did not carry the mug (held {held:.0%} of the carry, lowest point at most "
+           f"{rise * 100:.1f} cm up)", held_fraction=held, highest_lowest_m=rise)  # fmt: skip
     knocks = sum(s[3] for s in steps)
-    _record(result, "hand_clear_of_rack", knocks == 0, f"the gripper touched the rack on {knocks} steps",
-            steps_touching=knocks)  # fmt: skip
+    record(result, "hand_clear_of_rack", knocks == 0, f"the gripper touched the rack on {knocks} steps",
+           steps_touching=knocks)  # fmt: skip
     opened = script.segment("release").end
     touches = sum(s[4] for s in steps if s[0] > opened)
-    _record(result, "hand_clear_of_mug_after_release", touches == 0,
-            f"the gripper touched the mug on {touches} steps after opening", steps_touching=touches)  # fmt: skip
+    record(result, "hand_clear_of_mug_after_release", touches == 0,
+           f"the gripper touched the mug on {touches} steps after opening", steps_touching=touches)  # fmt: skip
     _check_end(data, kind, layout, result, fps)
 
 
@@ -220,21 +188,21 @@ def _check_end(
 ) -> None:
     """The mug ends hanging still on its peg for the video's last second (``mug_hangs``), or, let go short of
     the peg on purpose, does not (``missed_on_purpose``)."""
-    touch = _touching(data, kind)
-    pegs = [i for i in range(len(layout.rack.peg_heights)) if _both(touch, MUG, peg_bit(i))]
+    touch = touching(data, kind)
+    pegs = [i for i in range(len(layout.rack.peg_heights)) if both(touch, MUG, peg_bit(i))]
     hang = result.keyframes.get("hang")
     still = hang is not None and (len(result.frames) - 1 - hang) / fps >= HANG_S - 1e-9
     hangs = bool(result.hanging[-1] and still)
-    figures = {"pegs_touched": pegs, "touches_post": _both(touch, MUG, POST), "touches_table": _both(touch, MUG, TABLE),
-               "touches_base": _both(touch, MUG, BASE), "lowest_above_table_m": result.lowest[-1],
+    figures = {"pegs_touched": pegs, "touches_post": both(touch, MUG, POST), "touches_table": both(touch, MUG, TABLE),
+               "touches_base": both(touch, MUG, BASE), "lowest_above_table_m": result.lowest[-1],
                "floor_m": layout.rack.base_thickness + CLEARANCE,
                "speed_m_s": float(np.linalg.norm(data.joint("mug").qvel[:3])), "hang_frame": hang}  # fmt: skip
     if layout.miss:
-        _record(result, "missed_on_purpose", not hangs,
-                f"the mug let go {layout.miss * 100:.1f} cm short of the peg still hangs (raise --miss)",
-                miss_m=layout.miss, **figures)  # fmt: skip
+        record(result, "missed_on_purpose", not hangs,
+               f"the mug let go {layout.miss * 100:.1f} cm short of the peg still hangs (raise --miss)",
+               miss_m=layout.miss, **figures)  # fmt: skip
         return
-    _record(result, "mug_hangs", hangs and layout.peg in pegs,
-            f"the mug does not end hanging still on peg {layout.peg} (touching pegs {pegs}, table "
-            f"{figures['touches_table']}, base {figures['touches_base']}, lowest point "
-            f"{result.lowest[-1] * 100:.1f} cm, hang frame {hang})", **figures)  # fmt: skip
+    record(result, "mug_hangs", hangs and layout.peg in pegs,
+           f"the mug does not end hanging still on peg {layout.peg} (touching pegs {pegs}, table "
+           f"{figures['touches_table']}, base {figures['touches_base']}, lowest point "
+           f"{result.lowest[-1] * 100:.1f} cm, hang frame {hang})", **figures)  # fmt: skip

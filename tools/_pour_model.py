@@ -15,7 +15,7 @@ import mujoco
 import numpy as np
 from _demo_gripper import add_gripper
 from _demo_scene import GROUP_GRIPPER, GROUP_HIDDEN
-from _hang_model import add_environment, mug_shell
+from _hang_model import add_camera, add_environment, mug_shell, scene_spec
 from _pour_scene import GROUP_BOWL, GROUP_CONTENTS, GROUP_CUP, Bowl, Contents, Cup, PourLayout
 from scipy.spatial.transform import Rotation
 
@@ -128,25 +128,8 @@ def build_model(
     Raises:
         ValueError: If the contents do not fit the cup.
     """
-    spec = mujoco.MjSpec()
-    spec.modelname = "real2gym_pour"
-    opt = spec.option
-    opt.timestep = 0.002
-    opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
-    opt.impratio = 10.0
-    opt.noslip_iterations = 0  # the hang scene's 3 double the spheres' cost and change nothing here
-    opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
-    spec.stat.extent = 1.0
-    spec.stat.center = [0.0, 0.0, 0.0]
-    spec.visual.map.znear = 0.02
-    spec.visual.map.zfar = 10.0
-    spec.visual.global_.offwidth = max(layout.width, 640)
-    spec.visual.global_.offheight = max(layout.height, 480)
-    spec.visual.quality.shadowsize = 2048
-    spec.visual.quality.offsamples = 4
-    spec.visual.headlight.ambient = [0.28, 0.28, 0.28]
-    spec.visual.headlight.diffuse = [0.25, 0.25, 0.25]
-
+    # The hang scene's 3 no-slip iterations double the spheres' cost and change nothing here.
+    spec = scene_spec("real2gym_pour", layout, noslip_iterations=0)
     middle = np.r_[(layout.cup.xy + layout.bowl.xy) / 2, 0.1]
     add_environment(spec, layout.camera_rot, middle, rng)
     _add_cup(spec, layout.cup, layout.colours["cup"])
@@ -155,6 +138,5 @@ def build_model(
     add_gripper(spec, hand_pos, hand_quat, GROUP_GRIPPER)
     for side in ("left", "right"):
         spec.geom(f"pad_{side}").solref = PAD_SOLREF
-    spec.worldbody.add_camera(name="demo", pos=layout.camera_pos.tolist(),
-                              quat=_quat(layout.camera_rot * np.array([1.0, -1.0, -1.0])), fovy=layout.fovy)  # fmt: skip
+    add_camera(spec, layout)
     return spec.compile()

@@ -19,8 +19,9 @@ back away and rest. Poses are in the world frame; the grip is the per-finger ope
 from __future__ import annotations
 
 import numpy as np
-from _articulated_motion import Script, Segment, quat_slerp
+from _articulated_motion import Script
 from _demo_gripper import FINGER_HALF, FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE, PAD_HALF, PALM_HALF
+from _demo_plan import Plan
 from _pour_scene import PourLayout
 from scipy.spatial.transform import Rotation
 
@@ -100,36 +101,6 @@ def set_down_xy(layout: PourLayout) -> np.ndarray:
     return layout.cup.xy + back * layout.u[:2]
 
 
-class _Plan:
-    """Appends straight segments (positions on a line, rotations by slerp), each from where the last ended."""
-
-    def __init__(self, position: np.ndarray, quat: np.ndarray, grip: float) -> None:
-        self.position, self.quat, self.grip = np.asarray(position, float), quat, grip
-        self.items: list[tuple[str, tuple[float, float], object]] = []
-
-    def to(self, name: str, position=None, quat=None, grip=None) -> None:
-        """A segment to ``position`` and ``quat`` (None keeps the last) with the grip blended to ``grip``."""
-        p0, q0 = self.position, self.quat
-        p1 = p0 if position is None else np.asarray(position, float)
-        q1 = q0 if quat is None else quat
-
-        def path(s: float) -> tuple[np.ndarray, np.ndarray]:
-            return p0 + s * (p1 - p0), quat_slerp(q0, q1, s)
-
-        end = self.grip if grip is None else grip
-        self.items.append((name, (self.grip, end), path))
-        self.position, self.quat, self.grip = p1, q1, end
-
-    def script(self, duration: float) -> Script:
-        total = sum(_SHARES[name] for name, _, _ in self.items)
-        segments, time = [], 0.0
-        for name, grip, path in self.items:
-            end = time + duration * _SHARES[name] / total
-            segments.append(Segment(time, end, name, grip, path))
-            time = end
-        return Script(segments)
-
-
 def plan_script(layout: PourLayout, duration: float) -> Script:
     """The gripper's script for the scene.
 
@@ -157,7 +128,7 @@ def plan_script(layout: PourLayout, duration: float) -> Script:
     high = pour_height(layout)
     pour = np.r_[layout.bowl.xy - (pour_lead(layout) + layout.miss) * u[:2], high]
     put = np.r_[set_down_xy(layout), layout.grasp_height + 0.001]
-    plan = _Plan(grasp + START_AWAY * out + [0.0, 0.0, START_ABOVE], held, OPEN)
+    plan = Plan(grasp + START_AWAY * out + [0.0, 0.0, START_ABOVE], held, OPEN, _SHARES)
     plan.to("hold")
     plan.to("approach", grasp + (cup.outer_radius + APPROACH_GAP) * out)
     plan.to("reach", grasp)

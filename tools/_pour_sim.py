@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 from _articulated_motion import Script
+from _demo_contacts import both, frame_of, record, slip_in_hand, touching
 from _demo_sim import SETTLE_S, FrameState, SimResult
 from _pour_scene import PourLayout
-from scipy.spatial.transform import Rotation
 
 SETTLE_MAX_S = 1.5  # the spheres settle at most this long before the first frame
 REST_SPEED = 0.01  # m/s: the spheres rest once none is faster
@@ -65,15 +65,6 @@ def _kinds(model: mujoco.MjModel) -> np.ndarray:
     kind[model.geom_bodyid == model.body("bowl").id] = BOWL
     kind[model.geom_type == mujoco.mjtGeom.mjGEOM_SPHERE] = BEAD
     return kind
-
-
-def _touching(data: mujoco.MjData, kind: np.ndarray) -> set[int]:
-    pairs = data.contact.geom[: data.ncon]
-    return set((kind[pairs[:, 0]] | kind[pairs[:, 1]]).tolist())
-
-
-def _both(touch: set[int], a: int, b: int) -> bool:
-    return any(m & a and m & b for m in touch)
 
 
 def _local(data: mujoco.MjData, body: str, points: np.ndarray) -> np.ndarray:
@@ -129,9 +120,9 @@ def simulate(
         while data.time - start < index / fps - 1e-9:
             command(data.time - start)
             mujoco.mj_step(model, data)
-            touch = _touching(data, kind)
-            steps.append((data.time - start, _both(touch, CUP, LEFT) and _both(touch, CUP, RIGHT),
-                          _both(touch, CUP, TABLE), _both(touch, HAND, BOWL), _both(touch, HAND, CUP)))  # fmt: skip
+            touch = touching(data, kind)
+            steps.append((data.time - start, both(touch, CUP, LEFT) and both(touch, CUP, RIGHT),
+                          both(touch, CUP, TABLE), both(touch, HAND, BOWL), both(touch, HAND, CUP)))  # fmt: skip
         poses = {b: (data.body(b).xpos.copy(), data.body(b).xquat.copy()) for b in BODIES}
         result.frames.append(
             FrameState(data.time - start, poses, (float(data.qpos[fingers[0]]), float(data.qpos[fingers[1]])))
@@ -158,10 +149,6 @@ def simulate(
     return result
 
 
-def _frame_of(time: float, fps: float, frames: int) -> int:
-    return min(int(np.ceil(time * fps - 1e-6)), frames - 1)
-
-
 def _event_steps(steps: list[tuple], script: Script) -> dict[str, int]:
     """The steps of grasp (both fingers first touch the cup), lift (its last touch of the table between the
     grasp and the tilt, plus one) and release (its last step held, plus one), those that happened."""
@@ -178,7 +165,7 @@ def _event_steps(steps: list[tuple], script: Script) -> dict[str, int]:
 
 def _keyframes(steps: list[tuple], result: PourResult, script: Script, fps: float, frames: int) -> list[dict]:
     """grasp, lift and release from the per-step contacts; pour_start and pour_end from the spheres."""
-    events = [{"frame": _frame_of(steps[step][0], fps, frames), "event": event, "object": "cup"}
+    events = [{"frame": frame_of(steps[step][0], fps, frames), "event": event, "object": "cup"}
               for event, step in _event_steps(steps, script).items()]  # fmt: skip
     left = [frame for frame in result.left_at if frame is not None]
     if left:
@@ -187,74 +174,49 @@ def _keyframes(steps: list[tuple], result: PourResult, script: Script, fps: floa
     return sorted(events, key=lambda e: (e["frame"], e["event"]))
 
 
-def _record(result: PourResult, name: str, passed: bool, sentence: str, **figures) -> None:
-    """A check with its figures; a failed one adds ``sentence`` to ``failures``."""
-    result.checks[name] = {"passed": bool(passed), **figures}
-    if not passed:
-        result.failures.append(sentence)
-
-
-def _slip(result: PourResult, first: int, last: int) -> tuple[float, float]:
-    """How far (m) and by how much (deg) the cup moved in the hand's frame between frames ``first`` and
-    ``last`` (inclusive), at most, from where it was on ``first``."""
-
-    def in_hand(state: FrameState) -> tuple[np.ndarray, Rotation]:
-        (hp, hq), (cp, cq) = state.poses["hand"], state.poses["cup"]
-        hand = Rotation.from_quat(hq, scalar_first=True)
-        return hand.inv().apply(cp - hp), hand.inv() * Rotation.from_quat(cq, scalar_first=True)
-
-    p0, r0 = in_hand(result.frames[first])
-    moved, turned = 0.0, 0.0
-    for state in result.frames[first : last + 1]:
-        p, r = in_hand(state)
-        moved = max(moved, float(np.linalg.norm(p - p0)))
-        turned = max(turned, float(np.rad2deg((r * r0.inv()).magnitude())))
-    return moved, turned
-
-
 def _check(
     data: mujoco.MjData, kind: np.ndarray, layout: PourLayout, steps: list[tuple], result: PourResult,
     script: Script,
 ) -> None:  # fmt: skip
     """Checks of the outcome: the events in order, the cup held without slipping, the hand clear of the bowl
     and (once open) of the cup, the spheres in the bowl (or, missed on purpose, not), the cup back upright."""
-    frame_of = result.keyframes
+    keyframes = result.keyframes
     names = ("grasp", "lift", "pour_start", "pour_end", "release")
-    order = [frame_of.get(e) for e in names]
+    order = [keyframes.get(e) for e in names]
     ordered = None not in order and all(a <= b for a, b in zip(order[:-1], order[1:], strict=True))
-    _record(result, "events", ordered, f"the cup's events are not {' <= '.join(names)} ({frame_of})",
-            frames=frame_of)  # fmt: skip
+    record(result, "events", ordered, f"the cup's events are not {' <= '.join(names)} ({keyframes})",
+           frames=keyframes)  # fmt: skip
     if ordered:
-        moved, turned = _slip(result, order[1], order[4] - 1)
-        _record(result, "held_without_slip", moved <= SLIP_M,
-                f"the cup slipped {moved * 100:.1f} cm in the hand while it was held (at most {SLIP_M * 100:g} cm)",
-                slip_m=moved, slip_deg=turned, limit_m=SLIP_M)  # fmt: skip
+        moved, turned = slip_in_hand(result.frames, "cup", order[1], order[4] - 1)
+        record(result, "held_without_slip", moved <= SLIP_M,
+               f"the cup slipped {moved * 100:.1f} cm in the hand while it was held (at most {SLIP_M * 100:g} cm)",
+               slip_m=moved, slip_deg=turned, limit_m=SLIP_M)  # fmt: skip
     knocks = sum(s[3] for s in steps)
-    _record(result, "hand_clear_of_bowl", knocks == 0, f"the gripper touched the bowl on {knocks} steps",
-            steps_touching=knocks)  # fmt: skip
+    record(result, "hand_clear_of_bowl", knocks == 0, f"the gripper touched the bowl on {knocks} steps",
+           steps_touching=knocks)  # fmt: skip
     opened = script.segment("release").end
     touches = sum(s[4] for s in steps if s[0] > opened)
-    _record(result, "hand_clear_of_cup_after_release", touches == 0,
-            f"the gripper touched the cup on {touches} steps after opening", steps_touching=touches)  # fmt: skip
+    record(result, "hand_clear_of_cup_after_release", touches == 0,
+           f"the gripper touched the cup on {touches} steps after opening", steps_touching=touches)  # fmt: skip
     count = len(result.landed)
     landed = int(result.landed.sum())
     share = landed / count if count else 0.0
     figures = {"landed_in_target": landed, "landed_share": share, "left_in_source": int(result.in_cup.sum()),
                "left_the_source": sum(f is not None for f in result.left_at), "count": count}  # fmt: skip
     if layout.miss:
-        _record(result, "missed_on_purpose", share <= MISSED_SHARE,
-                f"{share:.0%} of the spheres poured {layout.miss * 100:.1f} cm short of the bowl still land in "
-                f"it (at most {MISSED_SHARE:.0%}; raise --miss)", miss_m=layout.miss, limit=MISSED_SHARE,
-                **figures)  # fmt: skip
+        record(result, "missed_on_purpose", share <= MISSED_SHARE,
+               f"{share:.0%} of the spheres poured {layout.miss * 100:.1f} cm short of the bowl still land in "
+               f"it (at most {MISSED_SHARE:.0%}; raise --miss)", miss_m=layout.miss, limit=MISSED_SHARE,
+               **figures)  # fmt: skip
     else:
-        _record(result, "poured_into_bowl", share >= LANDED_SHARE,
-                f"only {landed} of {count} spheres ({share:.0%}) end in the bowl (at least {LANDED_SHARE:.0%})",
-                limit=LANDED_SHARE, **figures)  # fmt: skip
+        record(result, "poured_into_bowl", share >= LANDED_SHARE,
+               f"only {landed} of {count} spheres ({share:.0%}) end in the bowl (at least {LANDED_SHARE:.0%})",
+               limit=LANDED_SHARE, **figures)  # fmt: skip
     axis = data.body("cup").xmat.reshape(3, 3)[:, 2]
     lean = float(np.rad2deg(np.arccos(np.clip(axis[2], -1.0, 1.0))))
     bottom = float(data.body("cup").xpos[2])
-    on_table = _both(_touching(data, kind), CUP, TABLE)
-    _record(result, "cup_upright_on_table", lean <= UPRIGHT_DEG and abs(bottom) <= ON_TABLE_M and on_table,
-            f"the cup does not end upright on the table (leaning {lean:.1f} deg, its bottom "
-            f"{bottom * 1000:.1f} mm up, touching the table: {on_table})", lean_deg=lean, bottom_m=bottom,
-            touches_table=on_table)  # fmt: skip
+    on_table = both(touching(data, kind), CUP, TABLE)
+    record(result, "cup_upright_on_table", lean <= UPRIGHT_DEG and abs(bottom) <= ON_TABLE_M and on_table,
+           f"the cup does not end upright on the table (leaning {lean:.1f} deg, its bottom "
+           f"{bottom * 1000:.1f} mm up, touching the table: {on_table})", lean_deg=lean, bottom_m=bottom,
+           touches_table=on_table)  # fmt: skip

@@ -27,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -36,7 +35,6 @@ from pathlib import Path
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -44,10 +42,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from _articulated_motion import Script  # noqa: E402
+from _demo_film import DemoFilm, add_output_options, image_size, write_folder  # noqa: E402
 from _demo_output import staged_output  # noqa: E402
-from _demo_render import DemoRenderer, Intrinsics  # noqa: E402
-from _demo_sensor import noisy_rgb, sensor_depth  # noqa: E402
-from _demo_truth import camera_json, pose_entries, trajectory_json, truth_frame, world_from_camera  # noqa: E402
 from _pour_layout import frame_camera, sample_layout  # noqa: E402
 from _pour_model import build_model  # noqa: E402
 from _pour_motion import plan_script  # noqa: E402
@@ -55,23 +51,10 @@ from _pour_scene import GROUP_BOWL, GROUP_CONTENTS, GROUP_CUP, Contents, PourLay
 from _pour_sim import PourResult, simulate  # noqa: E402
 from _pour_truth import describe_objects, prompts_json, truth_json  # noqa: E402
 
-from real2gym_addon.truth import load_truth, write_given_masks  # noqa: E402
-
 GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json", "truth.json",
              "README.md")  # fmt: skip
 RADIUS_RANGE = (0.002, 0.008)  # m: smaller spheres need a finer time step, larger ones jam in the cup
 MAX_MISS = 0.25  # m: farther short, the spill leaves the camera's view of the bowl
-
-
-def _size(text: str) -> tuple[int, int]:
-    width, _, height = text.lower().partition("x")
-    try:
-        size = int(width), int(height)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--size is WxH in pixels, e.g. 320x240, got {text!r}") from None
-    if min(size) < 16:
-        raise argparse.ArgumentTypeError(f"--size {text} is too small")
-    return size
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -87,7 +70,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     add("--frames", type=int, default=240, help="number of video frames (the script needs 7 s)")
     add("--fps", type=float, default=30.0)
-    add("--size", type=_size, default=(320, 240), metavar="WxH", help="image size in pixels")
+    add("--size", type=image_size, default=(320, 240), metavar="WxH", help="image size in pixels")
     add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
     add("--camera-azimuth", type=float, default=None,
         help="deg from world +x (default: drawn, square to the cup-bowl line within 30 deg)")  # fmt: skip
@@ -99,13 +82,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--density", type=float, default=2500.0, help="the spheres' density, kg/m^3 (glass beads: 2500)")
     add("--miss", type=float, default=0.0, metavar="M",
         help="a failing demo: pour M metres short of the bowl, so that the spheres fall on the table")  # fmt: skip
-    add("--stereo-noise", type=float, default=0.0, metavar="SIGMA",
-        help="depth noise (one sigma, m) at 0.5 m of a consumer stereo camera (a ZED: about 0.02), growing "
-        "with the square of the depth, with 15-30 %% of the readings missing in patches")  # fmt: skip
-    add("--with-trajectory", action="store_true", help="write trajectory.json (the gripper, camera frame)")
-    add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
-    add("--given-masks", action="store_true", help="write the true masks as masks/<name>/000000.png ...")
-    add("--frames-dir", action="store_true", help="write frames/*.png, not video.mp4")
+    add_output_options(parser)
     return parser.parse_args(argv)
 
 
@@ -141,15 +118,6 @@ def make_layout(args: argparse.Namespace) -> tuple[PourLayout, Script]:
     return frame_camera(layout, script.sample_points(0.1), distance), script
 
 
-def _count_video_frames(path: Path) -> int:
-    capture = cv2.VideoCapture(str(path))
-    count = 0
-    while capture.read()[0]:
-        count += 1
-    capture.release()
-    return count
-
-
 def generate(args: argparse.Namespace, staging: Path) -> dict:
     """Simulate, render and write the demo into ``staging``; return truth.json's data.
 
@@ -158,70 +126,26 @@ def generate(args: argparse.Namespace, staging: Path) -> dict:
         ValueError: If the options describe a scene the script cannot film.
     """
     layout, script = make_layout(args)
-    width, height = args.size
     position, quat, _ = script.pose_at(0.0)
     model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
     objects = describe_objects(layout)
     for spec in objects:
         spec.mass = float(model.body(spec.body).mass[0])
-    intr = Intrinsics.from_fovy(width, height, args.fovy)
     noise = np.random.default_rng([args.seed, 1])
-    w_from_c = world_from_camera(layout)
-    first_masks: dict[str, np.ndarray] = {}
-    if args.frames_dir:
-        (staging / "frames").mkdir()
-        writer = None
-    else:
-        writer = cv2.VideoWriter(str(staging / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), args.fps,
-                                 (width, height))  # fmt: skip
-        if not writer.isOpened():
-            raise RuntimeError("OpenCV cannot write mp4v video here; use --frames-dir")
-    (staging / "depth").mkdir()
-    renderer = DemoRenderer(model, width, height, {"cup": GROUP_CUP, "bowl": GROUP_BOWL}, (GROUP_CONTENTS,))
-
-    def on_frame(index: int, data) -> None:
-        images = renderer.render(data)
-        bgr = cv2.cvtColor(noisy_rgb(images.rgb, noise), cv2.COLOR_RGB2BGR)
-        if writer is None:
-            cv2.imwrite(str(staging / "frames" / f"{index:06d}.png"), bgr)
-        else:
-            writer.write(bgr)
-        depth = sensor_depth(images.depth, intr.fx, noise, args.stereo_noise)
-        cv2.imwrite(str(staging / "depth" / f"{index:06d}.png"), depth, [cv2.IMWRITE_PNG_COMPRESSION, 9])
-        for spec in objects:
-            body = data.body(spec.body)
-            entries = pose_entries(w_from_c, body.xpos, body.xquat, spec.centre)
-            mask = images.masks[spec.name]
-            spec.frames.append(truth_frame(index, spec, entries, mask, images.alone_pixels[spec.name]))
-            if index == 0:
-                first_masks[spec.name] = mask
-
+    groups = {"cup": GROUP_CUP, "bowl": GROUP_BOWL}
+    film = DemoFilm(staging, model, layout, objects, args, noise, groups, (GROUP_CONTENTS,))
     try:
-        result = simulate(model, layout, script, args.frames, args.fps, on_frame)
+        result = simulate(model, layout, script, args.frames, args.fps, film.on_frame)
     finally:
-        renderer.close()
-        if writer is not None:
-            writer.release()
+        film.close()
     if result.failures:
         raise RuntimeError("; ".join(result.failures))
-    if writer is not None and (count := _count_video_frames(staging / "video.mp4")) != args.frames:
-        raise RuntimeError(f"video.mp4 reads back {count} frames, expected {args.frames}")
+    film.check_video(args.frames)
 
     generator = {"tool": "tools/make_pour_demo.py", "seed": args.seed, "argv": sys.argv[1:],
                  "renderer": "MuJoCo (OpenGL)", "miss_m": args.miss}  # fmt: skip
-    truth = truth_json(layout, intr, args.fps, objects, result, generator)
-    files = {
-        "camera.json": camera_json(intr, layout, args.with_world_from_camera)
-        | ({"fps": args.fps} if args.frames_dir else {}),
-        "prompts.json": prompts_json(layout, objects, first_masks),
-        "truth.json": truth,
-    }
-    if args.with_trajectory:
-        files["trajectory.json"] = trajectory_json(truth["gripper"]["frames"])
-    for name, content in files.items():
-        (staging / name).write_text(json.dumps(content, indent=None if name == "truth.json" else 2) + "\n")
-    if args.given_masks:
-        write_given_masks(load_truth(staging), staging, [o.name for o in objects])
+    truth = truth_json(layout, film.intr, args.fps, objects, result, generator)
+    write_folder(staging, args, film, layout, prompts_json(layout, objects, film.first_masks), truth)
     (staging / "README.md").write_text(readme(args, layout, result))
     return truth
 

@@ -236,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with staged_output(out, _GENERATED) as staging:
             truth = generate(args, staging, work)
+    except ValueError as error:  # an --out folder it may not write into
+        print(f"make_varied_demo: {error}", file=sys.stderr)
+        return 2
     except RuntimeError as error:
         print(f"make_varied_demo: failed: {error}", file=sys.stderr)
         return 1
