@@ -421,6 +421,18 @@ def _disk_full(info: ModelInfo, folder: Path, needed: int | None = None) -> Mode
     )
 
 
+def _move_aside(path: Path) -> Path:
+    """Renames a damaged cached file to ``<name>.damaged`` (``.damaged-2`` ... where that is taken), never
+    deleting it: the cache folder may be the user's own, and the file theirs."""
+    aside = path.with_name(path.name + ".damaged")
+    number = 2
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.damaged-{number}")
+        number += 1
+    path.rename(aside)
+    return aside
+
+
 def fetch_model(
     name: str,
     progress: Progress | None = None,
@@ -460,7 +472,7 @@ def fetch_model(
         try:
             _check_cached(info, path)
         except ModelError:
-            path.unlink()  # damaged: download it again
+            _move_aside(path)  # damaged: download it again, keeping the old file beside it
         else:
             progress.step(f"{info.name} is already downloaded", 1.0)
             return path

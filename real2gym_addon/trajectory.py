@@ -394,3 +394,10 @@ def read_trajectory(path: Path, frames: int, fps: float, log: WarningLog | None 
     except FileNotFoundError as e:
         raise DemoFolderError(f"trajectory.json cannot be read: {e}") from e
     return parse_trajectory(data, frames, fps, log)
+
+
+def min_jerk(s: np.ndarray) -> np.ndarray:
+    """The minimum-jerk profile ``10 s^3 - 15 s^4 + 6 s^5`` on ``s`` in [0, 1] (clipped): how a path edit
+    blends in (a variant's carry onto its moved target, a fix's moved pour or placing)."""
+    s = np.clip(s, 0.0, 1.0)
+    return s**3 * (10 - 15 * s + 6 * s**2)

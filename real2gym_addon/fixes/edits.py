@@ -20,6 +20,7 @@ from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.carry import gripper_hold
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING
+from ..trajectory import min_jerk
 from . import joint_fix
 from .collision import COACD_TIME_LIMIT_S, set_collision
 from .probe import opening_probe
@@ -439,12 +440,6 @@ def set_down(report: dict, name: str, landed: int) -> None:
     _set_positions(report, gripper, positions, range(landed + 1, release + 1))
 
 
-def _ease(t: np.ndarray) -> np.ndarray:
-    """Minimum jerk from 0 to 1 over ``t`` in [0, 1] (clipped)."""
-    t = np.clip(t, 0.0, 1.0)
-    return t**3 * (10 - 15 * t + 6 * t**2)
-
-
 def _shift_held_path(
     report: dict, name: str, delta, rise: tuple[int, int], fall: tuple[int, int] | None
 ) -> None:
@@ -453,9 +448,9 @@ def _shift_held_path(
     gripper, samples = _gripper_samples(report, "change")
     entry = find_object(report, name)
     frames = np.arange(len(samples), dtype=float)
-    weights = _ease((frames - rise[0]) / max(rise[1] - rise[0], 1))
+    weights = min_jerk((frames - rise[0]) / max(rise[1] - rise[0], 1))
     if fall is not None:
-        weights = np.minimum(weights, _ease((fall[1] - frames) / max(fall[1] - fall[0], 1)))
+        weights = np.minimum(weights, min_jerk((fall[1] - frames) / max(fall[1] - fall[0], 1)))
     last = len(samples) - 1 if fall is None else fall[1]
     shift = weights[:, None] * np.asarray(delta, float)
     positions = np.array([s["position_world"] for s in samples], float) + shift

@@ -31,6 +31,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from ..errors import WarningLog
+from ..tasks.base import tilt_between
 from ..trajectory import FULL_OPENING, TrajectorySamples
 from .camera import inverse_poses
 from .carry import GRASP_REACH, gripper_hold
@@ -512,7 +513,7 @@ def tilt_axis(motion: Motion, start: int, stop: int) -> np.ndarray | None:
     turns = [motion.rotation(f) for f in frames]
     if not turns:
         return None
-    tilts = [float(np.arccos(np.clip(t[2, 2], -1.0, 1.0))) for t in turns]
+    tilts = [tilt_between(np.eye(3), t) for t in turns]
     peak = int(np.argmax(tilts))
     if tilts[peak] < POUR_TILT:
         return None

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import WarningLog
 from ..mjcf.spill import probe_spill_angle
+from ..tasks.base import tilt_between
 from ..tasks.pouring import POUR
 from .contents import Contents, fill_points, pour_events
 from .motion import Motion
@@ -31,13 +32,8 @@ def contents_of(prompt, task, shape: Shape, log: WarningLog) -> Contents | None:
     return contents
 
 
-def tilt_of(rotation: np.ndarray) -> float:
-    """rad: how far a rotation turns local z from world z."""
-    return float(np.arccos(np.clip(rotation[2, 2], -1.0, 1.0)))
-
-
 def pour_keyframes(name: str, shape: Shape, motion: Motion, contents: Contents) -> list[dict]:
     """``pour_start`` and ``pour_end`` of the object ``name``: where its tilt in the video passes its
     contents' spill angle, going over and coming back."""
-    tilts = np.array([tilt_of(motion.rotation(frame)) for frame in range(len(motion.positions))])
+    tilts = np.array([tilt_between(np.eye(3), motion.rotation(f)) for f in range(len(motion.positions))])
     return pour_events(name, tilts, probe_spill_angle(shape, contents))

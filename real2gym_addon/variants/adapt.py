@@ -30,6 +30,7 @@ from ..geometry.keyframes import GripperTrajectory
 from ..geometry.motion import Motion
 from ..geometry.parts import PartGeometry, part_key
 from ..geometry.stage import Geometry, ObjectGeometry
+from ..trajectory import min_jerk
 from ..verify.checks import held_name
 
 BLEND_SHARE = 0.6
@@ -88,12 +89,6 @@ def find_segments(geometry: Geometry, task: dict) -> Segments:
     lift = min(max(events.get("lift", grasp), grasp), release)
     arrive = min(max(events["pour_start"], lift), release) if "pour_start" in events else None
     return Segments(closing, grasp, lift, release, frames, arrive)
-
-
-def min_jerk(s: np.ndarray) -> np.ndarray:
-    """The minimum-jerk profile ``10 s^3 - 15 s^4 + 6 s^5`` on ``s`` in [0, 1]."""
-    s = np.clip(s, 0.0, 1.0)
-    return s**3 * (10 - 15 * s + 6 * s**2)
 
 
 def blend_weights(segments: Segments) -> np.ndarray:

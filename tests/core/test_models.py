@@ -204,6 +204,7 @@ def test_without_a_known_checksum_the_first_download_is_recorded_and_checked(
     ):
         cached_model("sam2.1-tiny")
     assert fetch_model("sam2.1-tiny", base_url=server.url).read_bytes() == DATA  # downloaded again
+    assert (cache / (FILENAME + ".damaged")).read_bytes() == bytes(damaged)  # the damaged one kept aside
 
 
 def test_cancelling_leaves_only_the_part_file(server, cache: Path) -> None:
