@@ -162,6 +162,8 @@ class Task:
         steps: For ``steps``: each step as prompts.json gives it.
         min_share: For ``pour``: the share of the contents that must end in the target, or None for the
             default.
+        depth: For ``insert``: how deep (m) the object must end in the target's opening, or None for the
+            default (the video's, less 2 mm).
     """
 
     type: str
@@ -171,6 +173,7 @@ class Task:
     to: float | None = None
     steps: tuple[dict, ...] | None = None
     min_share: float | None = None
+    depth: float | None = None
 
     def to_json(self) -> dict:
         """As report.json's ``task`` (prompts.json's form: only the fields the task has)."""
@@ -490,7 +493,7 @@ def parse_prompts(
         main = moved_step(task) or task[STEPS_FIELD][0]
         steps = tuple(dict(step) for step in task[STEPS_FIELD])
         return objects, Task(type=kind, object=main["object"], target=main.get("target"), steps=steps)
-    to, share = task.get("to"), task.get("min_share")
+    to, share, depth = task.get("to"), task.get("min_share"), task.get("depth")
     return objects, Task(type=kind, object=task.get("object"), target=task.get("target"), part=task.get("part"),
-                         to=None if to is None else float(to),
-                         min_share=None if share is None else float(share))  # fmt: skip
+                         to=None if to is None else float(to), min_share=None if share is None else float(share),
+                         depth=None if depth is None else float(depth))  # fmt: skip

@@ -42,6 +42,7 @@ from ..report import read_report
 from ..tasks import STEPS, STEPS_FIELD, TaskState, carried_share, task_type, tilt_between
 from ..variants.adapt import adapt
 from ..variants.plan import Ranges, VariationPlan
+from ..verify.checks import video_expectations
 from ..verify.simulate import HAND_LEAD_S, contents_bodies, step_targets, support_forces
 from .export import read_task
 
@@ -81,9 +82,7 @@ class Real2GymEnv(gymnasium.Env):
         self._shapes = {
             o.name: o.fitted.shape for o in self._geometry.objects
         }  # reset moves them, never resizes
-        # The world's up seen from each object as the video ends (a shelved book's turn): a reset turns
-        # objects about the vertical, which leaves it as it is.
-        self._ends_up = {o.name: o.motion.rotation(-1)[2] for o in self._geometry.objects}
+        self._expectations: dict[tuple[str, str], dict] = {}
         self.model = mujoco.MjModel.from_xml_path(str(folder / self.task_info["scene"]))
         self.data = mujoco.MjData(self.model)
         self.render_mode = render_mode
@@ -329,7 +328,15 @@ class Real2GymEnv(gymnasium.Env):
         return TaskState(position, self._shapes[moved], raised, axis, self._shapes[target], target_rotation=turn,
                          support_share=share, target_tilt_rad=tilt, moved_rotation=own_turn,
                          contents=None if spheres is None else self.data.xpos[spheres].copy(), contents_radius=radius,
-                         min_share=self._task.get("min_share"), expected_up=self._ends_up[moved])  # fmt: skip
+                         min_share=self._task.get("min_share"), depth=self._task.get("depth"),
+                         **self._expected(moved, target))  # fmt: skip
+
+    def _expected(self, moved: str, target: str) -> dict:
+        """What the video's last frame says the task ends as (a shelved book's turn, a plug's depth): a reset
+        turns and moves objects about the vertical, which leaves both as they are."""
+        if (moved, target) not in self._expectations:
+            self._expectations[moved, target] = video_expectations(self._geometry, moved, target)
+        return self._expectations[moved, target]
 
     def _part_state(self, task: dict) -> TaskState:
         """A part task's state now: its joint's value and how open that is."""

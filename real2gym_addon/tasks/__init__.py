@@ -11,6 +11,7 @@ from ..errors import Real2GymError
 from .articulated import CLOSE, OPEN
 from .base import TaskState, TaskType, carried_share, tilt_between
 from .hanging import HANG
+from .inserting import INSERT
 from .lifting import LIFT
 from .placing import PLACE_IN, PLACE_ON
 from .pouring import POUR
@@ -18,10 +19,11 @@ from .shelving import SHELVE
 from .stacking import STACK
 from .steps import STEPS_FIELD, steps_success, steps_type
 
-STEPS = steps_type((PLACE_IN, PLACE_ON, STACK, HANG, SHELVE, POUR, LIFT, OPEN, CLOSE))
+STEPS = steps_type((PLACE_IN, PLACE_ON, STACK, HANG, SHELVE, INSERT, POUR, LIFT, OPEN, CLOSE))
 """A task of several of the others, in order."""
 TASKS: dict[str, TaskType] = {
-    task.name: task for task in (PLACE_IN, PLACE_ON, STACK, HANG, SHELVE, POUR, LIFT, OPEN, CLOSE, STEPS)
+    task.name: task
+    for task in (PLACE_IN, PLACE_ON, STACK, HANG, SHELVE, INSERT, POUR, LIFT, OPEN, CLOSE, STEPS)
 }
 """Task type name -> its entry, in the order the docs list them."""
 

@@ -47,6 +47,9 @@ class TaskState:
         min_share: The task's own ``min_share`` (``pour``), or None for the task type's default.
         expected_up: ``(3,)`` the world's up in the moved object's own frame as the video ends (``shelve``
             turns it as the video does); None where not given.
+        depth: The task's own ``depth`` (``insert``: m into the target's opening), or None for the default.
+        expected_depth: m, how deep in the target's opening the video shows the moved object as it ends
+            (``insert``'s default depth); None where not given.
     """
 
     moved_position: np.ndarray | None
@@ -65,6 +68,8 @@ class TaskState:
     contents_radius: float = 0.0
     min_share: float | None = None
     expected_up: np.ndarray | None = None
+    depth: float | None = None
+    expected_depth: float | None = None
 
     def radial_offset(self) -> float:
         """m: the moved object's centre from the target's axis, across the table."""

@@ -17,6 +17,7 @@ from ..geometry.stage import Geometry
 from ..mjcf.export import objects_at_frame
 from ..mjcf.gripper import MAX_OPENING
 from ..tasks import STEPS, STEPS_FIELD, TaskState, carried_share, steps_success, task_type, tilt_between
+from ..tasks.inserting import inserted_depth
 from ..tasks.pouring import inside_container
 from .simulate import SimulationRecord
 
@@ -133,7 +134,26 @@ def final_task_state(task: dict, geometry: Geometry, record: SimulationRecord, f
                      support_share=share, target_tilt_rad=tilt_between(turns[0], turns[1]),
                      moved_rotation=own_turn, contents=None if contents is None else contents[frame],
                      contents_radius=obj.contents.radius if obj.contents else 0.0,
-                     min_share=task.get("min_share"), expected_up=obj.motion.rotation(-1)[2])  # fmt: skip
+                     min_share=task.get("min_share"), depth=task.get("depth"),
+                     **video_expectations(geometry, moved, target.name))  # fmt: skip
+
+
+def video_expectations(geometry: Geometry, moved: str, target: str | None) -> dict:
+    """What the video's last frame says the task ends as, for the predicates that compare with it: the world's
+    up seen from the moved object (``expected_up``; ``shelve``) and how deep it is in the target's opening
+    (``expected_depth``; ``insert``)."""
+    by_name = {o.name: o for o in geometry.objects}
+    obj = by_name[moved]
+    out = {"expected_up": obj.motion.rotation(-1)[2], "expected_depth": None}
+    if target is not None and target in by_name:
+        other = by_name[target]
+        turn = other.motion.rotation(-1)
+        shape = other.fitted.shape
+        state = TaskState(obj.motion.positions[-1], obj.fitted.shape, 0.0,
+                          other.motion.positions[-1] + turn @ shape.axis_offset(), shape, target_rotation=turn,
+                          moved_rotation=obj.motion.rotation(-1))  # fmt: skip
+        out["expected_depth"] = inserted_depth(state)
+    return out
 
 
 def _video_path(geometry: Geometry, name: str) -> np.ndarray:

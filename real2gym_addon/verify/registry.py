@@ -101,6 +101,11 @@ def _task_figure(check: dict) -> str:
         share = "" if check["support_share"] is None else f", carried {check['support_share']:.0%}"
         turn = "" if check["up_error_deg"] is None else f", turned {check['up_error_deg']:.0f} deg"
         return f"{where}{share}{turn}"
+    if "inside_opening" in check:  # an insert
+        need = "" if check["required_depth_m"] is None else f" of {_mm(check['required_depth_m'])}"
+        where = "in" if check["inside_opening"] else "out"
+        tilt = "" if check["tilt_deg"] is None else f", tilt {check['tilt_deg']:.0f} deg"
+        return f"{where}, {_mm(check['inserted_depth_m'])}{need} deep{tilt}"
     if "hangs_clear" in check:
         share = "" if check["support_share"] is None else f"carried {check['support_share']:.0%}, "
         return f"{share}{_mm(check['clearance_m'])} clear"
@@ -155,7 +160,8 @@ CHECKS: dict[str, Check] = {
             "resting on the target's top; stack: nested in or on top of the target, which carries 90 % of its weight "
             "and stands within 10 degrees of how it started; hang: the target carries 90 % of its weight, its lowest "
             "point 1 cm clear of the table and a rack's base; shelve: on a board of the shelf, which carries 90 % of "
-            "its weight, turned within 15 degrees of how the video ends; pour: at least 80 % (the task's min_share) of the contents "
+            "its weight, turned within 15 degrees of how the video ends; insert: inside the target's opening, as deep as the "
+            "video shows it less 2 mm (or the task's depth), within 0.2 rad of its axis; pour: at least 80 % (the task's min_share) of the contents "
             "inside the target's opening; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
             events=("contact",),

@@ -91,9 +91,9 @@ def test_stack_reads_the_physics_nested_or_on_top_carried_and_standing() -> None
 def test_an_unknown_type_is_refused_naming_the_known_ones() -> None:
     with pytest.raises(
         Exception,
-        match="unknown task type 'insert'; use one of place_in, place_on, stack, hang, shelve, pour, lift",
+        match="unknown task type 'plug'; use one of place_in, place_on, stack, hang, shelve, insert, pour, lift",
     ):
-        task_type("insert")
+        task_type("plug")
 
 
 def _prompts(kind: str, target: str | None) -> dict:
