@@ -614,7 +614,9 @@ def fit_shape(
     if hint == RACK.name:
         return _fit_rack_hint(views, camera)
     if hint == SHELF.name:
-        return shelf_fit.with_boards(fit_open_box(views, camera, shelf.default_params, SHELF.name), views)
+        return shelf_fit.with_boards(
+            fit_open_box(views, camera, shelf.default_params, SHELF.name), views, camera
+        )
     fitted = FITTERS[hint](views, camera, mesh)
     if hint == MESH.name:  # a mesh is what a bad fit falls back to
         return fitted, None
@@ -707,7 +709,7 @@ FITTERS: dict[str, Callable[..., FittedObject]] = {
     DRAWER.name: _articulated(DRAWER.name, drawer.default_params),
     RACK.name: fit_rack,
     SHELF.name: lambda views, camera, mesh=None: shelf_fit.with_boards(
-        fit_open_box(views, camera, shelf.default_params, SHELF.name), views
+        fit_open_box(views, camera, shelf.default_params, SHELF.name), views, camera
     )[0],
     MESH.name: _fit_mesh_hint,
 }

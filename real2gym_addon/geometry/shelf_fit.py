@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ..demo import Camera
 from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points, _camera_centre
 from .kinds import shelf
 from .shapes import Shape
@@ -122,7 +123,7 @@ def _front_edges(heights: np.ndarray, total: float) -> list[tuple[float, float]]
     return runs
 
 
-def measure_boards(fitted: FittedObject, views: list[RestView]) -> Boards | None:
+def measure_boards(fitted: FittedObject, views: list[RestView], pixel: float = 0.0) -> Boards | None:
     """The boards the depth shows inside the fitted box, or None without depth points inside it.
 
     Two readings, merged: the flat layers of points between the sides (a board's top seen from above, its
@@ -143,7 +144,8 @@ def measure_boards(fitted: FittedObject, views: list[RestView]) -> Boards | None
     fronts = _front_edges(local[inside & front, 2], size[2])
     if not layers and not fronts:
         return None
-    spans = [high - low for low, high in fronts if low > FLOOR_CUT or len(fronts) == 1]
+    # A band of n pixels' centres spans n - 1 pixels: the edge is a pixel (``pixel``, m at its distance) wider.
+    spans = [high - low + pixel for low, high in fronts if low > FLOOR_CUT or len(fronts) == 1]
     thickness = float(np.clip(np.median(spans), *shelf.THICKNESS_RANGE)) if spans else None
     board = thickness if thickness is not None else shelf.default_params(size)["board_thickness"]
     # A layer below the camera is a board's top; above it, its underside (its top a thickness higher).
@@ -224,7 +226,9 @@ def _inside_error(shape: Shape, fitted: FittedObject, points: np.ndarray) -> flo
     return float(np.minimum(np.abs(shape.surface_distance(local)), DEPTH_CAP).mean())
 
 
-def with_boards(fitted: FittedObject, views: list[RestView]) -> tuple[FittedObject, str | None]:
+def with_boards(
+    fitted: FittedObject, views: list[RestView], camera: Camera | None = None
+) -> tuple[FittedObject, str | None]:
     """The fitted shelf with its boards as the depth shows them, and a warning where it shows none.
 
     Of the box's turns whose front faces the camera, the one whose sides, back and boards lie nearest the
@@ -236,7 +240,10 @@ def with_boards(fitted: FittedObject, views: list[RestView]) -> tuple[FittedObje
         points = points[np.random.default_rng(0).choice(len(points), SCORE_POINTS, replace=False)]
     best = None
     for turned in _turns(fitted, views) or [fitted]:
-        boards = measure_boards(turned, views)
+        pixel = 0.0
+        if camera is not None:
+            pixel = float(np.linalg.norm(_camera_centre(views) - turned.position)) / camera.fx
+        boards = measure_boards(turned, views, pixel)
         shape = _with(turned, boards)
         if shape is None:
             continue
