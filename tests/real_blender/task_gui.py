@@ -21,9 +21,12 @@ FILMED = ["--frames", "72", "--fps", "10", "--seed", "1", "--with-trajectory", "
 """The generators' options every GUI task demo uses (with its own ``--size``)."""
 
 
-def open_task_run(tmp_path: Path, generator: str, size: str, name: str, event: str, after: int) -> dict:
+def open_task_run(
+    tmp_path: Path, generator: str, size: str, name: str, event: str, after: int, scroll: int = 0
+) -> dict:
     """Films ``generator``'s demo at ``size``, runs it (it must verify) and opens it in Blender on ``after``
-    frames past the task's ``event`` keyframe; the screenshot goes to the test output as ``name``.png and, once
+    frames past the task's ``event`` keyframe, the sidebar scrolled down by ``scroll`` turns of the mouse wheel; the
+    screenshot goes to the test output as ``name``.png and, once
     checked not blank, to the docs' images.
 
     Returns:
@@ -48,7 +51,7 @@ def open_task_run(tmp_path: Path, generator: str, size: str, name: str, event: s
     arguments = [
         "--factory-startup", "--enable-event-simulate",
         "--python", str(Path(__file__).with_name("open_run_session.py")), "--",
-        str(_extension_zip()), str(out), str(result_file), str(shot), event, str(after),
+        str(_extension_zip()), str(out), str(result_file), str(shot), event, str(after), str(scroll),
     ]  # fmt: skip
     log = run_blender(arguments, env)
     (OUTPUT / f"{name}_blender.log").write_text(log)
