@@ -168,3 +168,13 @@ def test_boards_are_measured_from_the_points_seen_through_the_front() -> None:
     assert boards.board_thickness == pytest.approx(0.016, abs=0.003)
     assert boards.side_thickness == pytest.approx(0.015, abs=0.003)
     assert math.isfinite(boards.heights[-1])
+
+
+def test_footprints_apart_by_their_outlines_not_their_circles() -> None:
+    from real2gym.real2gym_addon.variants.run import footprint_gap
+
+    shelf_outline = np.array([[-0.11, -0.18], [0.11, -0.18], [0.11, 0.18], [-0.11, 0.18]])
+    book = np.array([[0.14, -0.07], [0.20, -0.07], [0.20, 0.07], [0.14, 0.07]])  # 3 cm in front of its front
+    assert footprint_gap(shelf_outline, book) == pytest.approx(0.03)
+    assert footprint_gap(shelf_outline, book - [0.05, 0.0]) == pytest.approx(-0.02)  # 2 cm into it
+    assert np.hypot(0.17, 0.0) - np.hypot(0.11, 0.18) - np.hypot(0.03, 0.07) < 0  # their circles overlap
