@@ -4,8 +4,9 @@
 (``_demo_render``), writes the colour frame with sensor noise to video.mp4 (or frames/) and the depth to
 depth/ (16-bit PNGs in mm, ``_demo_sensor``), and appends each object's pose and mask to its truth
 (``_demo_truth``). ``write_folder`` then writes camera.json, prompts.json, truth.json and, as asked,
-trajectory.json and masks/. ``image_size`` and ``add_output_options`` are the generators' shared
-command-line options. Used by tools/make_pour_demo.py, make_hang_demo.py and make_shelve_demo.py.
+trajectory.json and masks/; ``files_table`` lists them in the folder's README.md. ``image_size`` and
+``add_output_options`` are the generators' shared command-line options. Used by tools/make_pour_demo.py,
+make_hang_demo.py, make_shelve_demo.py and make_insert_demo.py.
 """
 
 from __future__ import annotations
@@ -164,3 +165,31 @@ def write_folder(
         (staging / name).write_text(json.dumps(content, indent=None if name == "truth.json" else 2) + "\n")
     if args.given_masks:
         write_given_masks(load_truth(staging), staging, [o.name for o in film.objects])
+
+
+def files_table(args: argparse.Namespace, prompts: str, truth: str) -> str:
+    """The README.md's table of the folder's files, as ``args`` (``add_output_options``) made them.
+
+    Args:
+        args: The generator's options.
+        prompts: What prompts.json holds (a Markdown phrase).
+        truth: What truth.json holds besides the ground truth for scoring (a phrase for the parentheses).
+    """
+    files = [
+        ("video.mp4" if not args.frames_dir else "frames/", "colour video with sensor noise"),
+        (
+            "camera.json",
+            "pinhole intrinsics" + (", world_from_camera" if args.with_world_from_camera else ""),
+        ),
+        ("depth/", "16-bit depth PNGs in mm, stereo-like noise, holes"),
+        ("prompts.json", prompts),
+        *(
+            [("trajectory.json", "the gripper's grasp-centre pose and opening per frame, camera frame")]
+            if args.with_trajectory
+            else []
+        ),
+        *([("masks/", "the true visible masks, one folder per object")] if args.given_masks else []),
+        ("truth.json", f"ground truth for scoring only ({truth})"),
+    ]
+    rows = "\n".join(f"| `{name}` | {text} |" for name, text in files)
+    return f"| file | content |\n|---|---|\n{rows}"

@@ -5,7 +5,8 @@ folder next to the output and move the files they generate into place only when 
 whole demo was written; files in the output folder that a generator does not write
 (notes, a user's own edits) are left alone. A folder that holds things no generator of the project made
 (no truth.json of one) is refused before anything is written: its ``masks/`` or ``video.mp4`` would be
-replaced. ``check_owned`` refuses a folder another generator made too (tools/make_shelve_demo.py uses it).
+replaced. ``check_owned`` refuses a folder another generator made too (tools/make_shelve_demo.py and
+make_insert_demo.py use it).
 """
 
 from __future__ import annotations

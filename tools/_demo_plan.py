@@ -4,8 +4,8 @@ Each segment starts where the last one ended. A *straight* one moves the grasp c
 the hand by slerp (between two poses differing by a turn about a fixed axis, that turn); a *turning* one
 turns the hand about a fixed line. The grip (per-finger opening, m, 0 closed) is blended over a segment.
 Each segment's duration is its name's share of the video (the shares are scaled to its length). Poses
-are in the world frame (m, quaternions [w, x, y, z]). Used by tools/_pour_motion.py, _hang_motion.py and
-_shelve_motion.py.
+are in the world frame (m, quaternions [w, x, y, z]). Used by tools/_pour_motion.py, _hang_motion.py,
+_shelve_motion.py and _insert_motion.py.
 """
 
 from __future__ import annotations
@@ -13,6 +13,14 @@ from __future__ import annotations
 import numpy as np
 from _articulated_motion import Path, Script, Segment, quat_slerp
 from scipy.spatial.transform import Rotation
+
+
+def from_above(yaw: float) -> np.ndarray:
+    """The gripper's rotation [w, x, y, z] taking a thing from above: z (approach) straight down, y (the
+    fingers' opening) level, turned ``yaw`` (rad) about world z from world +y, x = y x z."""
+    y = np.array([-np.sin(yaw), np.cos(yaw), 0.0])
+    z = np.array([0.0, 0.0, -1.0])
+    return Rotation.from_matrix(np.stack([np.cross(y, z), y, z], axis=1)).as_quat(scalar_first=True)
 
 
 class Plan:

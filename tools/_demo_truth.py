@@ -209,6 +209,14 @@ def prompt_entry(spec: ObjectSpec, mask: np.ndarray, pad: int = 3) -> dict[str, 
     }
 
 
+def task_prompts(
+    objects: list[ObjectSpec], first_masks: dict[str, np.ndarray], task: dict[str, Any]
+) -> dict[str, Any]:
+    """prompts.json: a box and a point on each object's visible mask on frame 0 (``prompt_entry``), and the
+    ``task``."""
+    return {"objects": [prompt_entry(spec, first_masks[spec.name]) for spec in objects], "task": task}
+
+
 def camera_json(
     intr: Intrinsics, layout: Layout, with_pose: bool, path: list[np.ndarray] | None = None
 ) -> dict[str, Any]:

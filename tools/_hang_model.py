@@ -6,8 +6,9 @@ and one cylinder per peg (``rack_peg<i>``), wood-like. The mug (``mug``, free, o
 middle) collides with a bottom disc and a ring of wall boxes (hidden, ``GROUP_HIDDEN``) and its handle's
 three boxes; a revolved shell shows its wall. Its density is set so that it weighs ``mug.mass``.
 
-The other task scenes (pour, shelve) take their table, wall and lights (``add_environment``), their
-physics and rendering options (``scene_spec``) and their camera (``add_camera``) from here.
+The other task scenes (pour, shelve, insert) take their table, wall and lights (``add_environment``),
+their physics and rendering options (``scene_spec``) and their camera (``add_camera``) from here; the pour
+scene's cup and the insert scene's socket are shown by ``mug_shell`` too.
 """
 
 from __future__ import annotations

@@ -22,10 +22,9 @@ from __future__ import annotations
 import numpy as np
 from _articulated_motion import HAND_ABOVE_CENTRE, Script
 from _demo_gripper import FINGER_TRAVEL, PALM_HALF
-from _demo_plan import Plan
+from _demo_plan import Plan, from_above
 from _shelve_layout import ROOM_SPARE, backing_height
 from _shelve_scene import ShelveLayout
-from scipy.spatial.transform import Rotation
 
 MIN_DURATION = 6.0  # seconds; shorter leaves a book let go short too little time to come to rest
 OPEN, CLOSED = FINGER_TRAVEL, 0.0
@@ -39,14 +38,6 @@ _SHARES = {
     "hold": 0.2, "approach": 0.45, "descend": 0.35, "close": 0.35, "lift": 0.55, "carry": 0.9, "insert": 0.7,
     "lower": 0.4, "release": 0.35, "rise": 0.3, "withdraw": 0.6, "away": 0.45, "rest": 0.8,
 }  # fmt: skip
-
-
-def hand_quat(book_yaw: float) -> np.ndarray:
-    """The gripper's rotation [w, x, y, z] holding the flat book turned by ``book_yaw`` (rad) about world z:
-    z (approach) straight down, y (opening) along the book's y, x = y x z."""
-    y = np.array([-np.sin(book_yaw), np.cos(book_yaw), 0.0])
-    z = np.array([0.0, 0.0, -1.0])
-    return Rotation.from_matrix(np.stack([np.cross(y, z), y, z], axis=1)).as_quat(scalar_first=True)
 
 
 def on_shelf(layout: ShelveLayout, x: float, y: float, z: float) -> np.ndarray:
@@ -82,8 +73,8 @@ def plan_script(layout: ShelveLayout, duration: float) -> Script:
             f"{book.height * 100:.1f} cm book"
         )
     grasp = np.r_[book.xy, g]
-    held = hand_quat(book.yaw)
-    placed = hand_quat(layout.place_yaw)
+    held = from_above(book.yaw)
+    placed = from_above(layout.place_yaw)
     carry_z = top + layout.clearance + g
     x_place, y_place = layout.place
     x_front = shelf.depth / 2 + PALM_HALF[1] + FRONT_SPARE

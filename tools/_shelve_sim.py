@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 from _articulated_motion import Script
-from _demo_contacts import both, frame_of, hold_events, record, slip_in_hand, touching
-from _demo_sim import SETTLE_S, FrameState, SimResult
+from _demo_contacts import both, check_carry, frame_of, hold_events, record, touching
+from _demo_play import play
+from _demo_sim import SimResult
 from _shelve_scene import ShelveLayout
 from scipy.spatial.transform import Rotation
 
@@ -95,32 +96,19 @@ def simulate(
     """
     data = mujoco.MjData(model)
     kind = _kinds(model)
-    fingers = (model.joint("finger_left").qposadr[0], model.joint("finger_right").qposadr[0])
-
-    def command(time: float) -> None:
-        position, quat, grip = script.pose_at(time)
-        data.mocap_pos[0], data.mocap_quat[0] = position, quat
-        data.ctrl[:] = grip
-
-    command(0.0)
-    while data.time < SETTLE_S:
-        mujoco.mj_step(model, data)
-    start = data.time
     steps: list[tuple] = []
     result = ShelveResult()
-    for index in range(frames):
-        while data.time - start < index / fps - 1e-9:
-            command(data.time - start)
-            mujoco.mj_step(model, data)
-            touch = touching(data, kind)
-            steps.append((data.time - start, both(touch, BOOK, LEFT_PAD) and both(touch, BOOK, RIGHT_PAD),
-                          both(touch, BOOK, TABLE), both(touch, HAND, SHELF), both(touch, HAND, BOOK),
-                          both(touch, BOOK, FINGERS | PALM)))  # fmt: skip
-        poses = {b: (data.body(b).xpos.copy(), data.body(b).xquat.copy()) for b in BODIES}
-        q_fingers = (float(data.qpos[fingers[0]]), float(data.qpos[fingers[1]]))
-        result.frames.append(FrameState(data.time - start, poses, q_fingers))
-        result.book_bottom.append(float(_corners(data, layout)[:, 2].min()))
-        on_frame(index, data)
+
+    def on_step(time: float) -> None:
+        touch = touching(data, kind)
+        steps.append((time, both(touch, BOOK, LEFT_PAD) and both(touch, BOOK, RIGHT_PAD), both(touch, BOOK, TABLE),
+                      both(touch, HAND, SHELF), both(touch, HAND, BOOK), both(touch, BOOK, FINGERS | PALM)))  # fmt: skip
+
+    def frame(index: int, now: mujoco.MjData) -> None:
+        result.book_bottom.append(float(_corners(now, layout)[:, 2].min()))
+        on_frame(index, now)
+
+    result.frames = play(model, data, script.pose_at, frames, fps, BODIES, on_step, frame)
     result.events = [{"frame": frame_of(steps[step][0], fps, frames), "event": event, "object": "book"}
                      for event, step in hold_events(steps).items()]  # fmt: skip
     result.events.sort(key=lambda e: (e["frame"], e["event"]))
@@ -136,24 +124,8 @@ def _check(
     """Checks of the outcome: the events in order, the carry, the book held without slipping and by the pads
     alone, the hand clear of the shelf and (once open, unless it is let go short) of the book, and where the
     book ends (``_check_end``)."""
-    keyframes = result.keyframes
-    order = [keyframes.get(e) for e in ("grasp", "lift", "release")]
-    ordered = None not in order and order[0] <= order[1] < order[2]
-    record(result, "events", ordered, f"the book's events are not grasp <= lift < release ({keyframes})",
-           frames=keyframes)  # fmt: skip
-    if ordered:
-        at = hold_events(steps)
-        held = float(np.mean([s[1] for s in steps[at["lift"] : at["release"]]] or [0.0]))
-        rise = max(result.book_bottom[order[1] : order[2] + 1]) - layout.board_top
-        record(result, "carried", held > 0.98 and rise > layout.clearance / 2,
-               f"the fingers did not carry the book over the board (held {held:.0%} of the carry, its bottom at "
-               f"most {rise * 100:.1f} cm over the board's top)", held_fraction=held,
-               highest_over_board_m=rise)  # fmt: skip
-        moved, turned = slip_in_hand(result.frames, "book", order[1], order[2] - 1)
-        record(result, "held_without_slip", moved <= SLIP_M and turned <= SLIP_DEG,
-               f"the book slipped {moved * 1000:.1f} mm and turned {turned:.1f} deg in the hand while it was held "
-               f"(at most {SLIP_M * 1000:g} mm and {SLIP_DEG:g} deg)", slip_m=moved, slip_deg=turned,
-               limit_m=SLIP_M, limit_deg=SLIP_DEG)  # fmt: skip
+    check_carry(result, steps, "book", "board", result.book_bottom, layout.board_top, layout.clearance,
+                (SLIP_M, SLIP_DEG))  # fmt: skip
     opened = script.segment("release").end
     # A book let go short tips against the finger in front of it as it falls: the hand's touches after it
     # opens are a figure of that demo's end, not a check.

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from _demo_render import Intrinsics
-from _demo_truth import ObjectSpec, prompt_entry
+from _demo_truth import ObjectSpec, task_prompts
 from _hang_truth import truth_json as hang_truth_json
 from _shelve_scene import ShelveLayout
 from _shelve_sim import ShelveResult
@@ -34,10 +34,7 @@ def describe_objects(layout: ShelveLayout) -> list[ObjectSpec]:
 
 def prompts_json(objects: list[ObjectSpec], first_masks: dict[str, np.ndarray]) -> dict[str, Any]:
     """prompts.json: a box and a point on each object's first-frame mask, and the ``shelve`` task."""
-    return {
-        "objects": [prompt_entry(spec, first_masks[spec.name]) for spec in objects],
-        "task": {"type": "shelve", "object": "book", "target": "shelf"},
-    }
+    return task_prompts(objects, first_masks, {"type": "shelve", "object": "book", "target": "shelf"})
 
 
 def truth_json(

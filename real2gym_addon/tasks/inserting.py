@@ -8,7 +8,7 @@ tolerance the fit allows"):
   user's mesh's box);
 - deep enough: its lowest point at least ``depth`` below the target's top, where ``depth`` is the task's own
   or, by default, how deep the video shows it as it ends less :data:`DEPTH_SLACK` (plug and socket suites
-  ask for the plug within 5 mm of seated);
+  ask for the plug within 5 mm of seated), and never less than :data:`MIN_DEPTH`;
 - aligned: its axis within :data:`ALIGN_LIMIT` of the target's (their 0.2 rad); an object in a hole a few
   millimetres wider than it cannot lean further than the hole allows, so a larger tilt means it is not in.
 
@@ -27,6 +27,9 @@ DEPTH_SLACK = 0.002
 """m: how much less deep than the video shows the object may end (the contract's 2 mm)."""
 ALIGN_LIMIT = 0.2
 """rad: how far the object's axis may turn from the target's."""
+MIN_DEPTH = 0.005
+"""m: the least an object must go into the opening to count as inserted, whatever the video shows (a video
+that ends with it standing on the rim shows a depth of 0)."""
 MAX_DEPTH = 1.0
 """m: the deepest a task's own ``depth`` may ask for."""
 
@@ -73,14 +76,14 @@ def inserted_success(state: TaskState) -> dict:
     centre, _ = _in_target(state)
     depth = inserted_depth(state)
     required = state.depth if state.depth is not None else (
-        None if state.expected_depth is None else max(0.0, state.expected_depth - DEPTH_SLACK)
+        None if state.expected_depth is None else max(MIN_DEPTH, state.expected_depth - DEPTH_SLACK)
     )  # fmt: skip
     inside, offset = _opening(state, centre)
     deep = required is None or depth >= required
     tilt = _tilt(state)
     aligned = tilt is None or tilt <= ALIGN_LIMIT
     return {
-        "passed": bool(inside and deep and aligned and depth > 0),
+        "passed": bool(inside and deep and aligned and depth >= MIN_DEPTH),
         "inserted_depth_m": round(depth, 4),
         "required_depth_m": None if required is None else round(required, 4),
         "axis_offset_m": round(offset, 4),
