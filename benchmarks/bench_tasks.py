@@ -1,6 +1,10 @@
 """The seed's other tasks (issue 30), each on seeded scenes made another way, and its failing versions.
 
-Four tasks: ``stack``, ``hang``, ``shelve`` and ``pour``. For ``shelve``, tools/make_shelve_demo.py (its own
+Five tasks: ``stack``, ``hang``, ``shelve``, ``insert`` and ``pour``. For ``insert``, tools/make_insert_demo.py
+(its own MuJoCo model: a peg taken from above, carried over a socket and put down into its round hole, 2.5-4
+mm wider than the peg) films seeds 0-3 with the recording (``insert_rec``), the same films without it
+(``insert_norec``) and seeds 0-1 with the hole 4 mm narrower than the peg (``insert_narrow``: the film's peg
+stops on the rim; it must not verify); the socket's fitted hole is scored against the truth. For ``shelve``, tools/make_shelve_demo.py (its own
 MuJoCo model: a book-like box taken from the table, carried in through a shelf's open front and set on its
 middle board; seeded shelf (2 or 3 boards), book and camera) films seeds 0-3 with the recording
 (``shelve_rec``), the same films without it (``shelve_norec``) and seeds 0-1 let go 8 cm short of the place
@@ -77,9 +81,18 @@ SHELVE_SHORT = 0.08
 SHELVE_OPTIONS = ("--with-trajectory", "--given-masks")
 SHELF_TOLERANCE = (0.003, 0.05)
 """A shelf's dimensions within 3 mm or 5 % of the truth (the issue's target)."""
+INSERT_SEEDS = range(4)
+INSERT_NARROW = 0.004
+"""m: how much narrower than the peg the failing insertions' holes are (the peg stops on the rim)."""
+INSERT_OPTIONS = ("--with-trajectory", "--given-masks")
 SETS = ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_norec", "hang_miss",
-        "shelve_rec", "shelve_norec", "shelve_miss", "pour_rec", "pour_norec", "pour_miss")  # fmt: skip
+        "shelve_rec", "shelve_norec", "shelve_miss", "insert_rec", "insert_norec", "insert_narrow",
+        "pour_rec", "pour_norec", "pour_miss")  # fmt: skip
 MISSES = ("stack_miss", "hang_miss", "shelve_miss", "pour_miss")
+"""The failing versions that must fail ``task_success``."""
+UNVERIFIED = ("insert_narrow",)
+"""The failing versions that must not verify, whichever check names it (a hole narrower than the peg that the
+depth cannot read: the simulated peg drops in where the film's stops on the rim)."""
 """The failing versions: each scene must fail ``task_success``."""
 VERIFIED_WITH_TARGET = 0.90
 VERIFIED_WITHOUT_TARGET = 0.75
@@ -167,6 +180,11 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 f"{SHELVE_SHORT:g}",
                 *SHELVE_OPTIONS,
             ]
+    for seed in INSERT_SEEDS:
+        wanted[("insert_rec", f"seed{seed}")] = ["--seed", str(seed), *INSERT_OPTIONS]
+        if seed < 2:
+            wanted[("insert_narrow", f"seed{seed}")] = ["--seed", str(seed), "--narrow", f"{INSERT_NARROW:g}",
+                                                        *INSERT_OPTIONS]  # fmt: skip
     for seed in POUR_SEEDS:
         wanted[("pour_rec", f"seed{seed}")] = ["--seed", str(seed), *POUR_OPTIONS, *POUR_CONTENTS[seed % 2]]
         if seed < 2:
@@ -179,7 +197,7 @@ def _scenes() -> dict[str, dict[str, Path]]:
             ]
     chosen = _chosen_or_all()  # the recorded films are made for the sets without the recording too
     derived = {"stack_rec": "stack_norec", "hang_rec": "hang_norec", "shelve_rec": "shelve_norec",
-               "pour_rec": "pour_norec"}  # fmt: skip
+               "insert_rec": "insert_norec", "pour_rec": "pour_norec"}  # fmt: skip
     wanted = {k: v for k, v in wanted.items() if k[0] in chosen or derived.get(k[0]) in chosen}
     tools = {
         "stack_cycles": "make_varied_demo.py",
@@ -187,6 +205,8 @@ def _scenes() -> dict[str, dict[str, Path]]:
         "hang_miss": "make_hang_demo.py",
         "shelve_rec": "make_shelve_demo.py",
         "shelve_miss": "make_shelve_demo.py",
+        "insert_rec": "make_insert_demo.py",
+        "insert_narrow": "make_insert_demo.py",
         "pour_rec": "make_pour_demo.py",
         "pour_miss": "make_pour_demo.py",
     }
@@ -221,7 +241,19 @@ def _run(scene: Path, out: Path) -> dict:
             "failing": sorted(n for n, c in checks.items() if c and c.get("passed") is False),
             "task": checks["task_success"], "size_error_m": float(np.max(np.abs(np.subtract(fitted, true)))),
             **_rack_errors(report, truth, target), **_shelf_errors(report, truth, target),
+            **_hole_error(report, truth, target),
             **_pour_figures(report, truth)}  # fmt: skip
+
+
+def _hole_error(report: dict, truth: dict, target: str) -> dict:
+    """An insert's socket: its fitted hole's radius against the truth; nothing for another task."""
+    if report["task"]["type"] != "insert":
+        return {}
+    fitted = next(o for o in report["objects"] if o["name"] == target)["params"].get("inner_radius")
+    true = next(o for o in truth["objects"] if o["name"] == target).get("inner_radius")
+    if fitted is None or true is None:
+        return {}
+    return {"hole_error_m": fitted - true, "true_hole_m": true}
 
 
 def _shelf_errors(report: dict, truth: dict, target: str) -> dict:
@@ -304,7 +336,8 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
     for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET),
                              ("stack_cycles", VERIFIED_WITHOUT_TARGET), ("hang_rec", VERIFIED_WITH_TARGET),
                              ("hang_norec", VERIFIED_WITHOUT_TARGET), ("shelve_rec", VERIFIED_WITH_TARGET),
-                             ("shelve_norec", VERIFIED_WITHOUT_TARGET), ("pour_rec", VERIFIED_WITH_TARGET),
+                             ("shelve_norec", VERIFIED_WITHOUT_TARGET), ("insert_rec", VERIFIED_WITH_TARGET),
+                             ("insert_norec", VERIFIED_WITHOUT_TARGET), ("pour_rec", VERIFIED_WITH_TARGET),
                              ("pour_norec", VERIFIED_WITHOUT_TARGET)):  # fmt: skip
         if set_name not in chosen:
             continue
@@ -319,6 +352,20 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         right = sum(r.get("ran", False) and "task_success" in r["failing"] for r in misses)
         figures.append(Figure(NAME, f"{set_name}: failed by task_success", right, f"of {len(misses)}",
                               target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
+    for set_name in UNVERIFIED:
+        if set_name not in chosen:
+            continue
+        misses = list(results.get(set_name, {}).values())
+        right = sum(r.get("ran", False) and not r["verified"] for r in misses)
+        names = sorted({n for r in misses if r.get("ran") for n in r["failing"]})
+        figures.append(Figure(NAME, f"{set_name}: not verified (failing: {', '.join(names) or '-'})", right,
+                              f"of {len(misses)}", target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
+    holes = [r for name in ("insert_rec", "insert_norec", "insert_narrow") for r in results.get(name, {}).values()
+             if "hole_error_m" in r]  # fmt: skip
+    if holes:
+        worst = max(abs(r["hole_error_m"]) for r in holes)
+        figures.append(Figure(NAME, f"socket's hole radius, worst error ({len(holes)} scenes)", worst * 1000, "mm",
+                              target="<= 3 mm or 5 %", passed=all(abs(r["hole_error_m"]) <= max(0.003, 0.05 * r["true_hole_m"]) for r in holes)))  # fmt: skip
     shelves = [r["shelf"] for rows in results.values() for r in rows.values() if "shelf" in r]
     for dimension in sorted(
         {d for shelf in shelves for d in shelf}, key=lambda d: (not d.startswith("shelf"), d)
