@@ -455,6 +455,9 @@ WALL_BIN = 0.002
 """m: the rings (about the axis) in which they are counted ..."""
 WALL_GAP = 0.006
 """m: ... and the width of empty rings that parts the hole's points from the outer wall's."""
+HOLE_WALL_SEEN = 0.6
+"""The hole's own wall must show above this share of the container's height: an inner group of points all
+low down is a thin cup's bottom seen past its rim (its far wall hidden), which read as a 6 mm hole."""
 THICK_WALL_GAIN = 0.002
 """... and how much wider (m) than the default wall it must reach inwards to be read so."""
 
@@ -472,12 +475,13 @@ def _rim_wall(
 
     The points seen inside the opening (1 cm below the rim: its far wall and its bottom) lie within the hole's
     radius; the outer wall's, scattered inwards by depth noise along oblique rays, lie near the rim's. Where a
-    gap of :data:`WALL_GAP` with no points parts the two, the hole's edge is the inner group's 95th percentile
-    of distance from the axis. A thin wall leaves no such gap (a thick wall read as thin let a peg 4 mm wider
-    than its socket's hole drop in).
+    gap of :data:`WALL_GAP` with no points parts the two, and the inner group reaches up the hole's wall, the
+    hole's edge is its 95th percentile of distance from the axis. A thin wall leaves no such gap (a thick wall
+    read as thin let a peg 4 mm wider than its socket's hole drop in).
     """
     reach = np.hypot(points[:, 0] - cx, points[:, 1] - cy)
-    inside = reach[(points[:, 2] < height - BELOW_RIM) & (points[:, 2] > 0.003) & (reach < radius)]
+    inside_at = (points[:, 2] < height - BELOW_RIM) & (points[:, 2] > 0.003) & (reach < radius)
+    inside, heights = reach[inside_at], points[:, 2]
     if len(inside) < RIM_POINTS:
         return default
     edges = np.arange(0.0, radius + WALL_BIN, WALL_BIN)
@@ -490,6 +494,8 @@ def _rim_wall(
     for i in range(first, len(occupied) - gap):
         if not occupied[i : i + gap].any():
             hole = inside[inside < edges[i]]
+            if (heights[inside_at][inside < edges[i]] > HOLE_WALL_SEEN * height).sum() < RIM_POINTS // 3:
+                return default  # the inner group is a thin cup's bottom seen past its rim, not a hole's wall
             wall = radius - float(np.percentile(hole, 95))
             return float(min(wall, 0.9 * radius)) if wall > default + THICK_WALL_GAIN else default
     return default
