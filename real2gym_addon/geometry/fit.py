@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ..demo import Camera
-from . import shelf_fit
+from . import dish_rack_fit, plate_fit, shelf_fit
 from .camera import invert, yaw_rotation
 from .fit_base import (
     DEPTH_CAP,
@@ -36,7 +36,22 @@ from .fit_base import (
 )
 from .kinds import cabinet, door, drawer, shelf
 from .rack_fit import RackFitError, fit_rack
-from .shape_kinds import AUTO, BOWL, BOX, CABINET, CUP, CYLINDER, DOOR, DRAWER, MESH, MUG, PLATE, RACK, SHELF
+from .shape_kinds import (
+    AUTO,
+    BOWL,
+    BOX,
+    CABINET,
+    CUP,
+    CYLINDER,
+    DISH_RACK,
+    DOOR,
+    DRAWER,
+    MESH,
+    MUG,
+    PLATE,
+    RACK,  # fmt: skip
+    SHELF,
+)
 from .shapes import Shape
 from .user_mesh import fit_user_mesh
 
@@ -657,10 +672,11 @@ def fit_shape(
 
     Args:
         hint: ``auto | box | cylinder | cup | mug | bowl | plate | cabinet | door | drawer | rack | shelf |
-            mesh``
+            dish_rack | mesh``
             (``mug``: a cup with a handle, looked for with less evidence than ``cup`` and ``auto`` need;
             a cabinet, door or drawer: its box, its front turned to the camera, :func:`fit_articulated`; a
-            shelf: its box so, then its boards from the depth, :mod:`.shelf_fit`).
+            shelf: its box so, then its boards from the depth, :mod:`.shelf_fit`; a dish rack: its box, then its
+            slots from the depth, :mod:`.dish_rack_fit`; a plate standing on its edge, :mod:`.plate_fit`).
         views: Frames on which the object rests, with masks and depth points.
         camera: Intrinsics.
         mesh: For ``mesh``: the prompt's mesh file as ``(vertices, faces)``
@@ -676,6 +692,8 @@ def fit_shape(
         return shelf_fit.with_boards(
             fit_open_box(views, camera, shelf.default_params, SHELF.name), views, camera
         )
+    if hint == DISH_RACK.name:
+        return dish_rack_fit.with_slots(fit_box(views, camera), views, camera)
     fitted = FITTERS[hint](views, camera, mesh)
     if hint == MESH.name:  # a mesh is what a bad fit falls back to
         return fitted, None
@@ -745,6 +763,14 @@ def _fit_mesh_hint(views: list[RestView], camera: Camera, mesh=None) -> FittedOb
     return fit_user_mesh(*mesh, views, camera) if mesh is not None else fit_mesh(views)
 
 
+def _fit_plate_hint(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+    """``plate``: lying flat, a low cylinder (a dish where its rim shows); standing on its edge where its
+    points are an upright face (:mod:`.plate_fit`)."""
+    if plate_fit.stands_on_edge(_all_points(views)):
+        return plate_fit.fit_on_edge(views, camera)
+    return fit_cylinder(views, camera, PLATE.name)
+
+
 def _round(kind: str) -> Callable[..., FittedObject]:
     return lambda views, camera, mesh=None: fit_cylinder(views, camera, kind)
 
@@ -762,13 +788,16 @@ FITTERS: dict[str, Callable[..., FittedObject]] = {
     CUP.name: _round(CUP.name),
     MUG.name: _round(MUG.name),
     BOWL.name: _round(BOWL.name),
-    PLATE.name: _round(PLATE.name),
+    PLATE.name: _fit_plate_hint,
     CABINET.name: _articulated(CABINET.name, cabinet.default_params),
     DOOR.name: _articulated(DOOR.name, door.default_params, thin_front=True),
     DRAWER.name: _articulated(DRAWER.name, drawer.default_params),
     RACK.name: fit_rack,
     SHELF.name: lambda views, camera, mesh=None: shelf_fit.with_boards(
         fit_open_box(views, camera, shelf.default_params, SHELF.name), views, camera
+    )[0],
+    DISH_RACK.name: lambda views, camera, mesh=None: dish_rack_fit.with_slots(
+        fit_box(views, camera), views, camera
     )[0],
     MESH.name: _fit_mesh_hint,
 }

@@ -11,7 +11,8 @@ The articulated kinds (``cabinet``, ``door``, ``drawer``) have a FRONT, their lo
 cabinet opens there, a door's outer face and a drawer's front wall are there, and their bar
 handles stand off it. A cabinet and a drawer hold things in a box-shaped ``cavity``; they are not
 ``container`` kinds, which are round. A ``rack`` (a mug tree) is what a mug hangs on; a ``shelf``
-(boards between sides, open on its front, local +x) is what a book is shelved on.
+(boards between sides, open on its front, local +x) is what a book is shelved on, a ``dish_rack`` (a row
+of upright slots along local y) what a plate is shelved upright in.
 
 Adding a shape: a module under ``kinds/`` with its entry, the entry in :data:`SHAPE_KINDS`,
 its fitter in :data:`.fit.FITTERS`; ``tools/gen_docs.py`` and the schemas' test follow.
@@ -25,6 +26,7 @@ from .kinds.box import BOX
 from .kinds.cabinet import CABINET
 from .kinds.cup import CUP
 from .kinds.cylinder import CYLINDER
+from .kinds.dish_rack import DISH_RACK
 from .kinds.door import DOOR
 from .kinds.drawer import DRAWER
 from .kinds.mesh import MESH
@@ -40,7 +42,22 @@ MUG = ShapeKind("mug", "A cup whose handle is looked for on less evidence (repor
 
 SHAPE_KINDS: dict[str, ShapeKind] = {
     kind.name: kind
-    for kind in (AUTO, BOX, CYLINDER, CUP, MUG, BOWL, PLATE, CABINET, DOOR, DRAWER, RACK, SHELF, MESH)
+    for kind in (
+        AUTO,
+        BOX,
+        CYLINDER,
+        CUP,
+        MUG,
+        BOWL,
+        PLATE,
+        CABINET,
+        DOOR,
+        DRAWER,
+        RACK,
+        SHELF,
+        DISH_RACK,
+        MESH,
+    )  # fmt: skip
 }
 """Kind name -> its entry, in the order prompts.json's docs list them."""
 PROMPT_SHAPES = tuple(SHAPE_KINDS)
@@ -54,8 +71,8 @@ CONTAINER_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.conta
 CAVITY_KINDS = tuple(name for name, kind in SHAPE_KINDS.items() if kind.cavity is not None)
 """Kinds that hold things in a box-shaped space open on one side (cabinet, drawer)."""
 
-__all__ = ["AUTO", "BOWL", "BOX", "CABINET", "CUP", "CYLINDER", "DOOR", "DRAWER", "MESH", "MUG", "PLATE",
-           "RACK", "SHAPE_KINDS", "SHELF", "ShapeKind", "has_cavity", "is_container", "kind_entry"]  # fmt: skip
+__all__ = ["AUTO", "BOWL", "BOX", "CABINET", "CUP", "CYLINDER", "DISH_RACK", "DOOR", "DRAWER", "MESH", "MUG",
+           "PLATE", "RACK", "SHAPE_KINDS", "SHELF", "ShapeKind", "has_cavity", "is_container", "kind_entry"]  # fmt: skip
 
 
 def kind_entry(kind: str) -> ShapeKind:

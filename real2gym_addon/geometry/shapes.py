@@ -34,11 +34,10 @@ import logging
 
 import numpy as np
 
-from .kinds import rack, shelf
+from .kinds import rack
 from .kinds.bowl import PROFILE_SAMPLES
 from .kinds.container import HANDLE_KEYS
 from .kinds.rack import RACK
-from .kinds.shelf import SHELF
 from .pieces import GEOM_BOX, CollisionPiece
 from .shape_kinds import ShapeKind, kind_entry
 
@@ -95,8 +94,9 @@ class Shape:
 
     @property
     def is_round(self) -> bool:
-        """True for shapes whose outline from above is a circle (:data:`.shape_kinds.ROUND_KINDS`)."""
-        return self.entry.round
+        """True for shapes whose outline from above is a circle (:data:`.shape_kinds.ROUND_KINDS`, less a plate
+        standing on its edge)."""
+        return self.entry.round and (self.entry.round_when is None or self.entry.round_when(self))
 
     @property
     def has_handle(self) -> bool:
@@ -159,16 +159,9 @@ class Shape:
             if key in params:
                 params[key] *= factor
         size = tuple(s * f for s, f in zip(self.size, factors, strict=True))
-        if self.kind == RACK.name:  # its pegs' heights follow z, the post's, pegs' radii and length x
-            for key in rack.rack_heights(params):
-                params[key] *= factors[2]
-            for key in ("post_radius", "peg_radius", "peg_length"):
-                params[key] *= factors[0]
-            size = rack.size_of(params)
-        if self.kind == SHELF.name:  # its boards' heights follow z; the boards' and walls' thickness stays
-            for key in shelf.shelf_heights(params):  # a bottom board stays on the floor
-                if params[key] > params["board_thickness"] + 1e-9:
-                    params[key] *= factors[2]
+        if self.entry.scale_params is not None:  # a rack's pegs, a shelf's boards, a dish rack's slots
+            params, implied = self.entry.scale_params(params, factors)
+            size = size if implied is None else implied
         return dataclasses.replace(
             self,
             size=size,
@@ -272,9 +265,10 @@ class Shape:
 
     def spaces(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The box-shaped spaces things stand in, each ``(centre (3,), half extents (3,))`` in the local frame:
-        a cabinet's or a drawer's cavity, a shelf's space above each board; none for other kinds."""
-        if self.kind == SHELF.name:
-            return shelf.spaces(self)
+        a cabinet's or a drawer's cavity, a shelf's space above each board, a dish rack's slots (the kind's
+        ``spaces``); none for other kinds."""
+        if self.entry.spaces is not None:
+            return self.entry.spaces(self)
         return [self.cavity()] if self.entry.cavity is not None else []
 
     def handle_pieces(self) -> list[CollisionPiece]:

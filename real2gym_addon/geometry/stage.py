@@ -42,6 +42,7 @@ from .depth_clean import clean_depth
 from .fit import FittedObject, RestView, fit_shape
 from .hand import hand_evidence
 from .keyframes import GripperTrajectory, detect_events, load_trajectory, seen_rise, synthesise_gripper
+from .kinds import plate
 from .known_size import require_metric_scale, table_from_known_sizes
 from .mask_growth import MIN_RISE, grow_in_depth
 from .motion import Motion, settle_hidden_tail, standing_centre, track, unmeasure_still_partly_seen_tail
@@ -57,7 +58,7 @@ from .parts import PartGeometry, part_key
 from .peg_prior import peg_through_handle
 from .pouring import contents_of, pour_keyframes
 from .priors import out_of_supports, rest_until_lifted, support_height
-from .shape_kinds import BOX, CABINET
+from .shape_kinds import BOX, CABINET, PLATE
 from .silhouette import mask_outside, silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import (
     GeometryError,
@@ -565,7 +566,9 @@ def run_geometry(
         lowest = min(_lowest_seen(v.points_world[:, 2]) for v in seen)
         lowest = min([lowest, *edge_lows.values()])
         from_above = lowest > RESTING_GAP
-        if from_above:
+        # A plate standing on its edge in a stand or a slot: its rim's circle places its hidden bottom.
+        in_a_stand = from_above and prompt.shape == PLATE.name
+        if from_above and not in_a_stand:
             if not _seen_from_above(seen) and not prompt.parts:  # a cabinet's plinth may hide its foot
                 raise GeometryError(
                     f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
@@ -596,7 +599,13 @@ def run_geometry(
             fitted, warning = place_known_box(fitted, prompt.size, views, hidden, camera), None
         if warning:
             log.warn("geometry", f"object '{prompt.name}': {warning}")
-        if from_above:
+        if in_a_stand and not plate.on_edge(fitted.shape):
+            raise GeometryError(
+                f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest point is "
+                f"{lowest * 100:.1f} cm above it) and is not a plate standing on its edge; put its prompt on a frame "
+                "where it stands on the table"
+            )
+        if from_above and not in_a_stand:
             fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
         leaves = None

@@ -39,7 +39,7 @@ def _on_top(state: TaskState) -> bool:
     shape = state.target_shape
     if abs(state.height_above_bottom() - shape.size[2]) >= ON_TOP_TOLERANCE:
         return False
-    if shape.entry.round or state.target_rotation is None:
+    if shape.is_round or state.target_rotation is None:
         return state.radial_offset() <= shape.size[0] / 2 + FOOTPRINT_MARGIN
     local = state.in_target_frame()
     return bool(np.all(np.abs(local[:2]) <= np.asarray(shape.size[:2]) / 2 + FOOTPRINT_MARGIN))

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from shape_points import points_seen
 
 from real2gym.real2gym_addon.geometry.camera import yaw_rotation
 from real2gym.real2gym_addon.geometry.fit_base import FittedObject
@@ -131,26 +132,6 @@ def test_layers_are_where_the_points_pile_up_not_the_back_walls_spread() -> None
     assert _layers(back, 0.36) == []
 
 
-def _points_seen(shape: Shape, fitted: FittedObject, camera: np.ndarray, count: int = 4000) -> np.ndarray:
-    """World points on the shelf's faces that face ``camera`` (no occlusion: enough for the layers)."""
-    rng = np.random.default_rng(1)
-    out = []
-    for piece in shape.collision_pieces():
-        half = np.asarray(piece.size)
-        for axis in range(3):
-            for sign in (-1.0, 1.0):
-                normal = np.zeros(3)
-                normal[axis] = sign
-                local = rng.uniform(-1, 1, (count // 12, 3)) * half
-                local[:, axis] = sign * half[axis]
-                local += piece.position
-                world = (yaw_rotation(fitted.yaw) @ local.T).T + fitted.position
-                facing = (camera - world) @ (yaw_rotation(fitted.yaw) @ normal) > 0
-                inside = shape.surface_distance(local + 1e-4 * normal) > 0  # not a face hidden in a joint
-                out.append(world[facing & inside])
-    return np.concatenate(out)
-
-
 def test_boards_are_measured_from_the_points_seen_through_the_front() -> None:
     shape = _shelf()
     fitted = FittedObject(
@@ -160,7 +141,7 @@ def test_boards_are_measured_from_the_points_seen_through_the_front() -> None:
 
     class View:  # what measure_boards reads of a rest view
         from_depth = True
-        points_world = _points_seen(shape, fitted, camera)
+        points_world = points_seen(shape, fitted, camera)
         camera_from_world = np.linalg.inv(np.r_[np.c_[np.eye(3), camera], [[0, 0, 0, 1]]])
 
     boards = measure_boards(fitted, [View()])

@@ -29,6 +29,8 @@ class ShapeKind:
             carry :data:`.container.WALL_PARAMS` (``inner_radius`` ...) and an ``outer_profile``. A
             box-shaped kind that holds things (a cabinet, a drawer) is not one: it has a ``cavity``.
         round: Its outline seen from above is a circle (fitted as a cylinder by a known size).
+        round_when: For a round kind whose shapes may not be (a plate standing on its edge): shape -> whether
+            this one's outline from above is a circle. None: all of the kind's are.
         reported: A fit can end as this kind in report.json (``auto`` and ``mug`` are only
             prompt hints: ``auto`` becomes the kind chosen, ``mug`` a cup with a handle).
         user_file: prompts.json may give the shape as the user's own mesh file (``"mesh": "x.obj"``).
@@ -45,6 +47,13 @@ class ShapeKind:
             its front, local +x; a drawer, open on its top): shape -> ``(centre (3,), half extents (3,))``
             of that empty space in the local frame, metres, its open side reaching the shape's face
             there. None for every other kind.
+        spaces: For a kind with box-shaped spaces things stand in besides a cavity (a shelf's space above each
+            board, a dish rack's slots): shape -> a list of ``(centre (3,), half extents (3,))``, local
+            frame, lowest first. None for every other kind (a cavity, where there is one, is its space).
+        scale_params: For a kind whose parameters follow a scale in their own way (a rack's pegs, a shelf's
+            boards, a dish rack's slots): (params, factors) -> ``(params, size or None)``, the parameters
+            after the scale and the full extents they imply (None: ``size`` times ``factors``). The radii
+            and heights every kind shares (:meth:`..shapes.Shape.scaled`) are scaled before it.
         rolling_friction: Rolling resistance (m, the lever arm of the normal force) of contacts with its
             collision pieces, 0 for none. Things that hang on it rock about a thin contact; MuJoCo's
             contacts without it make that rocking lossless, a swing that never settles.
@@ -54,6 +63,7 @@ class ShapeKind:
     description: str
     container: bool = False
     round: bool = False
+    round_when: Callable | None = None
     reported: bool = True
     user_file: bool = False
     params: tuple[str, ...] = ()
@@ -65,4 +75,6 @@ class ShapeKind:
     outer_profile: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     open_form: Callable | None = None
     cavity: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    spaces: Callable[..., list[tuple[np.ndarray, np.ndarray]]] | None = None
+    scale_params: Callable[..., tuple[dict, tuple[float, float, float] | None]] | None = None
     rolling_friction: float = 0.0

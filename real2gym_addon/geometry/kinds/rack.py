@@ -105,6 +105,16 @@ def post_offset(shape) -> np.ndarray:
     return -(low + high) / 2
 
 
+def scale_params(params: dict, factors) -> tuple[dict, tuple[float, float, float]]:
+    """A scale's parameters: the pegs' heights follow z; the post's and pegs' radii and the pegs' length x."""
+    params = dict(params)
+    for key in rack_heights(params):
+        params[key] *= factors[2]
+    for key in ("post_radius", "peg_radius", "peg_length"):
+        params[key] *= factors[0]
+    return params, size_of(params)
+
+
 def rack_pieces(shape) -> list[CollisionPiece]:
     """The base and the post (upright cylinders), then each peg (a cylinder from the post's axis to its
     tip, yawed to its azimuth and tilted up by its elevation)."""
@@ -179,5 +189,6 @@ RACK = ShapeKind(
     collision_pieces=rack_pieces,
     outline_points=_outline,
     surface_distance=rack_distance,
+    scale_params=scale_params,
     rolling_friction=PEG_ROLLING_FRICTION,
 )

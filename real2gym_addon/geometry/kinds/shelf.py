@@ -110,6 +110,16 @@ def shelf_heights(params: dict) -> list[str]:
     return [board_key(i) for i in range(int(params["board_count"]))]
 
 
+def scale_params(params: dict, factors) -> tuple[dict, None]:
+    """A scale's parameters: the boards' heights follow z (a bottom board stays on the floor); the boards'
+    and walls' thickness stays."""
+    params = dict(params)
+    for key in shelf_heights(params):
+        if params[key] > params["board_thickness"] + 1e-9:
+            params[key] *= factors[2]
+    return params, None
+
+
 def _mesh(shape):
     import trimesh
 
@@ -134,4 +144,6 @@ SHELF = ShapeKind(
     collision_pieces=shelf_pieces,
     outline_points=lambda shape: box_corners(np.zeros(3), np.asarray(shape.size, float) / 2),
     surface_distance=lambda shape, points: pieces_distance(shelf_pieces(shape), points),
+    spaces=spaces,
+    scale_params=scale_params,
 )
