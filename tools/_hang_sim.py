@@ -18,8 +18,10 @@ import mujoco
 import numpy as np
 from _articulated_motion import Script
 from _demo_contacts import both, frame_of, hold_events, record, touching
-from _demo_sim import SETTLE_S, FrameState, SimResult
+from _demo_play import play
+from _demo_sim import SimResult
 from _hang_scene import HangLayout
+from _task_sim import geom_kinds
 from scipy.spatial.transform import Rotation
 
 STILL_M, STILL_DEG = 0.002, 1.5  # the mug is still while within these of its last pose
@@ -54,15 +56,9 @@ class HangResult(SimResult):
 
 def _kinds(model: mujoco.MjModel) -> np.ndarray:
     """Each geom's contact kind (0 for the floor, the wall and the camera's things)."""
-    kind = np.zeros(model.ngeom, dtype=np.int64)
     named = {"pad_left": LEFT, "finger_left": LEFT, "pad_right": RIGHT, "finger_right": RIGHT,
              "palm": PALM, "flange": PALM, "table": TABLE, "rack_base": BASE, "rack_post": POST}  # fmt: skip
-    for index in range(model.ngeom):
-        name = model.geom(index).name or ""
-        if name in named:
-            kind[index] = named[name]
-        elif name.startswith("rack_peg"):
-            kind[index] = peg_bit(int(name.removeprefix("rack_peg")))
+    kind = geom_kinds(model, named, (("rack_peg", lambda name: peg_bit(int(name.removeprefix("rack_peg")))),))
     kind[model.geom_bodyid == model.body("mug").id] = MUG
     return kind
 
@@ -90,38 +86,27 @@ def simulate(
     """
     data = mujoco.MjData(model)
     kind = _kinds(model)
-    fingers = (model.joint("finger_left").qposadr[0], model.joint("finger_right").qposadr[0])
     outline = layout.mug.outline()
     floor = layout.rack.base_thickness + CLEARANCE
-
-    def command(time: float) -> None:
-        position, quat, grip = script.pose_at(time)
-        data.mocap_pos[0], data.mocap_quat[0] = position, quat
-        data.ctrl[:] = grip
-
-    command(0.0)
-    while data.time < SETTLE_S:
-        mujoco.mj_step(model, data)
-    start = data.time
     steps: list[tuple] = []
     result = HangResult()
-    touch: set[int] = set()
-    for index in range(frames):
-        while data.time - start < index / fps - 1e-9:
-            command(data.time - start)
-            mujoco.mj_step(model, data)
-            touch = touching(data, kind)
-            steps.append((data.time - start, both(touch, MUG, LEFT) and both(touch, MUG, RIGHT),
-                          both(touch, MUG, TABLE), both(touch, HAND, RACK), both(touch, HAND, MUG)))  # fmt: skip
-        poses = {b: (data.body(b).xpos.copy(), data.body(b).xquat.copy()) for b in BODIES}
-        q_fingers = (float(data.qpos[fingers[0]]), float(data.qpos[fingers[1]]))
-        result.frames.append(FrameState(data.time - start, poses, q_fingers))
-        lowest = float((outline @ data.body("mug").xmat.reshape(3, 3).T + data.body("mug").xpos)[:, 2].min())
+    touch: set[int] = set()  # the contacts after the last step
+
+    def on_step(time: float) -> None:
+        nonlocal touch
+        touch = touching(data, kind)
+        steps.append((time, both(touch, MUG, LEFT) and both(touch, MUG, RIGHT), both(touch, MUG, TABLE),
+                      both(touch, HAND, RACK), both(touch, HAND, MUG)))  # fmt: skip
+
+    def frame(index: int, now: mujoco.MjData) -> None:
+        lowest = float((outline @ now.body("mug").xmat.reshape(3, 3).T + now.body("mug").xpos)[:, 2].min())
         on_peg = any(both(touch, MUG, peg_bit(i)) for i in range(len(layout.rack.peg_heights)))
         resting = both(touch, MUG, TABLE | BASE | HAND)
         result.lowest.append(lowest)
         result.hanging.append(bool(on_peg and not resting and lowest > floor))
-        on_frame(index, data)
+        on_frame(index, now)
+
+    result.frames = play(model, data, script.pose_at, frames, fps, BODIES, on_step, frame)
     result.events = _keyframes(steps, result, fps, frames)
     result.keyframes = {e["event"]: e["frame"] for e in result.events}
     _check(data, kind, layout, steps, result, script, fps)

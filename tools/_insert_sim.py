@@ -7,7 +7,7 @@ The hand is force-limited in one way: while it lowers the peg and lets go, a peg
 (touching it with its lowest point still over the socket's top, as a peg too wide for the hole is on its
 rim) stops the hand's descent where it is: it goes no lower until the script's lowering ends, and the rest
 of the script (opening, rising clear of the peg's top, going away) is raised by as much as the hand was
-stopped short (``_insert_motion.stopped_short``). A peg that goes into the hole is never blocked: it
+stopped short (``_task_sim.StoppingHand``). A peg that goes into the hole is never blocked: it
 touches the socket only below its top.
 
 The peg is *inserted* at the end when its axis is within the fit's clearance (the hole's radius less the
@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 from _articulated_motion import Script
-from _demo_contacts import both, check_carry, frame_of, hold_events, record, touching
+from _demo_contacts import both, check_carry, record, touching
 from _demo_play import play
 from _demo_sim import SimResult
-from _insert_motion import stopped_short
 from _insert_scene import InsertLayout, lowest_point
+from _task_sim import StoppingHand, check_hand, geom_kinds, hold_keyframes
 from scipy.spatial.transform import Rotation
 
 AXIS_TOL = 0.001  # m beyond the clearance: the wall boxes' 16-sided opening and soft contacts
@@ -40,7 +40,6 @@ STILL_M, STILL_DEG = 0.001, 1.0  # the socket moves at most this far and turns a
 BLOCKED_OVER = (
     0.001  # a peg touching the socket with its lowest point more than this (m) under the top goes in
 )
-STOP_BACK = 0.0005  # a blocked hand stops this far (m) over where it was when the block was seen
 BODIES = ("hand", "peg", "socket")
 # One bit per kind of geom: a contact's two kinds or-ed say what touches what.
 LEFT_PAD, RIGHT_PAD, FINGERS, PALM, PEG, TABLE, FLOOR, WALL = (1 << bit for bit in range(8))
@@ -65,16 +64,9 @@ class InsertResult(SimResult):
 
 def _kinds(model: mujoco.MjModel) -> np.ndarray:
     """Each geom's contact kind (0 for the floor, the wall and the camera's things)."""
-    kind = np.zeros(model.ngeom, dtype=np.int64)
     named = {"pad_left": LEFT_PAD, "pad_right": RIGHT_PAD, "finger_left": FINGERS, "finger_right": FINGERS,
              "palm": PALM, "flange": PALM, "table": TABLE, "peg": PEG, "socket_bottom": FLOOR}  # fmt: skip
-    for index in range(model.ngeom):
-        name = model.geom(index).name or ""
-        if name in named:
-            kind[index] = named[name]
-        elif name.startswith("socket_wall"):
-            kind[index] = WALL
-    return kind
+    return geom_kinds(model, named, (("socket_wall", lambda _: WALL),))
 
 
 def _peg_bottom(data: mujoco.MjData, layout: InsertLayout) -> float:
@@ -109,60 +101,28 @@ def simulate(
     kind = _kinds(model)
     steps: list[tuple] = []
     result = InsertResult()
-    lowering = (script.segment("lower").start, script.segment("release").end)
-    # Once the peg is blocked: the grasp centre's lowest height, and the script from the release on, raised
-    # by as much as the hand was stopped short.
-    stop: float | None = None
-    going_on: Script | None = None
-    lowered = script.segment("lower").end
-    set_z = float(script.pose_at(lowered)[0][2])
-
-    def pose_at(time: float) -> tuple[np.ndarray, np.ndarray, float]:
-        if going_on is not None and time >= lowered:
-            return going_on.pose_at(time)
-        position, quat, grip = script.pose_at(time)
-        if stop is not None and position[2] < stop:
-            position = np.r_[position[:2], stop]
-        return position, quat, grip
+    hand = StoppingHand(script)
 
     def on_step(time: float) -> None:
-        nonlocal stop, going_on
         touch = touching(data, kind)
         on_socket = both(touch, PEG, SOCKET)
         held = both(touch, PEG, LEFT_PAD) and both(touch, PEG, RIGHT_PAD)
         steps.append((time, held, both(touch, PEG, TABLE), both(touch, HAND, SOCKET), both(touch, HAND, PEG),
                       both(touch, PEG, FINGERS | PALM), on_socket))  # fmt: skip
         top = data.body("socket").xpos[2] + layout.socket.height / 2
-        if (
-            stop is None
-            and on_socket
-            and lowering[0] <= time <= lowering[1]
-            and _peg_bottom(data, layout) > top - BLOCKED_OVER
-        ):
-            stop = float(data.body("hand").xpos[2]) + STOP_BACK
-            going_on = stopped_short(script, max(stop - set_z, 0.0))
-            result.stopped_at = time
+        if hand.watching(time) and on_socket and _peg_bottom(data, layout) > top - BLOCKED_OVER:
+            hand.stop(time, float(data.body("hand").xpos[2]))
 
     def frame(index: int, now: mujoco.MjData) -> None:
         result.peg_bottom.append(_peg_bottom(now, layout))
         on_frame(index, now)
 
-    result.frames = play(model, data, pose_at, frames, fps, BODIES, on_step, frame)
-    result.events = _keyframes(steps, fps, frames)
+    result.frames = play(model, data, hand.pose_at, frames, fps, BODIES, on_step, frame)
+    result.stopped_at = hand.stopped_at
+    result.events = hold_keyframes(steps, fps, frames, "peg", "socket")
     result.keyframes = {e["event"]: e["frame"] for e in result.events}
     _check(data, kind, layout, steps, result, script)
     return result
-
-
-def _keyframes(steps: list[tuple], fps: float, frames: int) -> list[dict]:
-    """grasp, lift and release from the fingers' contacts; contact where the peg first touches the socket."""
-    events = [{"frame": frame_of(steps[step][0], fps, frames), "event": event, "object": "peg"}
-              for event, step in hold_events(steps).items()]  # fmt: skip
-    touched = [s[0] for s in steps if s[6]]
-    if touched:
-        events.append({"frame": frame_of(touched[0], fps, frames), "event": "contact", "object": "peg",
-                       "target": "socket"})  # fmt: skip
-    return sorted(events, key=lambda e: (e["frame"], e["event"]))
 
 
 def _check(
@@ -175,18 +135,7 @@ def _check(
     socket = layout.socket
     check_carry(result, steps, "peg", "socket", result.peg_bottom, socket.height, layout.carry_clearance,
                 (SLIP_M, SLIP_DEG))  # fmt: skip
-    others = sum(s[5] for s in steps)
-    record(result, "only_pads_touch_peg", others == 0,
-           f"the gripper's fingers or palm (not its pads) touched the peg on {others} steps",
-           steps_touching=others)  # fmt: skip
-    knocks = sum(s[3] for s in steps)
-    record(result, "hand_clear_of_socket", knocks == 0, f"the gripper touched the socket on {knocks} steps",
-           steps_touching=knocks)  # fmt: skip
-    opened = script.segment("release").end
-    touches = sum(s[4] for s in steps if s[0] > opened)
-    record(result, "hand_clear_of_peg_after_release", touches == 0,
-           f"the gripper touched the peg on {touches} steps after opening",
-           steps_touching=touches)  # fmt: skip
+    check_hand(result, steps, script, "peg", "socket", "the socket", let_go_to_fall=False)
     moved, turned = _moved(result, "socket")
     record(result, "socket_still", moved <= STILL_M and turned <= STILL_DEG,
            f"the socket moved {moved * 1000:.1f} mm and turned {turned:.1f} deg (at most "

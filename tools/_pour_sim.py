@@ -21,6 +21,7 @@ from _articulated_motion import Script
 from _demo_contacts import both, frame_of, record, slip_in_hand, touching
 from _demo_sim import SETTLE_S, FrameState, SimResult
 from _pour_scene import PourLayout
+from _task_sim import geom_kinds
 
 SETTLE_MAX_S = 1.5  # the spheres settle at most this long before the first frame
 REST_SPEED = 0.01  # m/s: the spheres rest once none is faster
@@ -56,11 +57,9 @@ class PourResult(SimResult):
 
 def _kinds(model: mujoco.MjModel) -> np.ndarray:
     """Each geom's contact kind (0 for the floor, the wall and the camera's things)."""
-    kind = np.zeros(model.ngeom, dtype=np.int64)
     named = {"pad_left": LEFT, "finger_left": LEFT, "pad_right": RIGHT, "finger_right": RIGHT,
              "palm": PALM, "flange": PALM, "table": TABLE}  # fmt: skip
-    for index in range(model.ngeom):
-        kind[index] = named.get(model.geom(index).name or "", 0)
+    kind = geom_kinds(model, named)
     kind[model.geom_bodyid == model.body("cup").id] = CUP
     kind[model.geom_bodyid == model.body("bowl").id] = BOWL
     kind[model.geom_type == mujoco.mjtGeom.mjGEOM_SPHERE] = BEAD

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 from _articulated_motion import Script
-from _demo_contacts import both, check_carry, frame_of, hold_events, record, touching
+from _demo_contacts import both, check_carry, record, touching
 from _demo_play import play
 from _demo_sim import SimResult
 from _shelve_scene import ShelveLayout
+from _task_sim import check_hand, geom_kinds, hold_keyframes
 from scipy.spatial.transform import Rotation
 
 FLAT_DEG = 10.0  # the set-down book's z axis within this of its start's
@@ -54,18 +55,10 @@ class ShelveResult(SimResult):
 
 def _kinds(model: mujoco.MjModel) -> np.ndarray:
     """Each geom's contact kind (0 for the floor, the wall and the camera's things)."""
-    kind = np.zeros(model.ngeom, dtype=np.int64)
     named = {"pad_left": LEFT_PAD, "pad_right": RIGHT_PAD, "finger_left": FINGERS, "finger_right": FINGERS,
              "palm": PALM, "flange": PALM, "table": TABLE, "book": BOOK}  # fmt: skip
-    for index in range(model.ngeom):
-        name = model.geom(index).name or ""
-        if name in named:
-            kind[index] = named[name]
-        elif name.startswith("shelf_board"):
-            kind[index] = board_bit(int(name.removeprefix("shelf_board")))
-        elif name.startswith("shelf_"):
-            kind[index] = WALLS
-    return kind
+    boards = ("shelf_board", lambda name: board_bit(int(name.removeprefix("shelf_board"))))
+    return geom_kinds(model, named, (boards, ("shelf_", lambda _: WALLS)))
 
 
 def _corners(data: mujoco.MjData, layout: ShelveLayout) -> np.ndarray:
@@ -109,9 +102,7 @@ def simulate(
         on_frame(index, now)
 
     result.frames = play(model, data, script.pose_at, frames, fps, BODIES, on_step, frame)
-    result.events = [{"frame": frame_of(steps[step][0], fps, frames), "event": event, "object": "book"}
-                     for event, step in hold_events(steps).items()]  # fmt: skip
-    result.events.sort(key=lambda e: (e["frame"], e["event"]))
+    result.events = hold_keyframes(steps, fps, frames, "book")
     result.keyframes = {e["event"]: e["frame"] for e in result.events}
     _check(data, kind, layout, steps, result, script)
     return result
@@ -126,21 +117,8 @@ def _check(
     book ends (``_check_end``)."""
     check_carry(result, steps, "book", "board", result.book_bottom, layout.board_top, layout.clearance,
                 (SLIP_M, SLIP_DEG))  # fmt: skip
-    opened = script.segment("release").end
-    # A book let go short tips against the finger in front of it as it falls: the hand's touches after it
-    # opens are a figure of that demo's end, not a check.
-    checked = [s for s in steps if not layout.short or s[0] <= opened]
-    others = sum(s[5] for s in checked)
-    record(result, "only_pads_touch_book", others == 0,
-           f"the gripper's fingers or palm (not its pads) touched the book on {others} steps",
-           steps_touching=others)  # fmt: skip
-    knocks = sum(s[3] for s in steps)
-    record(result, "hand_clear_of_shelf", knocks == 0, f"the gripper touched the shelf on {knocks} steps",
-           steps_touching=knocks)  # fmt: skip
-    touches = sum(s[4] for s in steps if s[0] > opened)
-    if not layout.short:
-        record(result, "hand_clear_of_book_after_release", touches == 0,
-               f"the gripper touched the book on {touches} steps after opening", steps_touching=touches)  # fmt: skip
+    # A book let go short tips against the finger in front of it as it falls.
+    touches = check_hand(result, steps, script, "book", "shelf", "the shelf", bool(layout.short))
     _check_end(data, kind, layout, result, touches)
 
 

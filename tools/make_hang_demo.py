@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,29 +41,24 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from _articulated_motion import Script  # noqa: E402
-from _demo_film import DemoFilm, add_output_options, files_table, image_size, write_folder  # noqa: E402
-from _demo_output import staged_output  # noqa: E402
+from _demo_film import add_output_options  # noqa: E402
 from _hang_layout import place_camera, sample_layout  # noqa: E402
 from _hang_model import build_model  # noqa: E402
 from _hang_motion import mug_on_peg, plan_script, thread_span  # noqa: E402
 from _hang_scene import GROUP_MUG, GROUP_RACK, HangLayout  # noqa: E402
 from _hang_sim import HangResult, simulate  # noqa: E402
 from _hang_truth import describe_objects, prompts_json, truth_json  # noqa: E402
+from _task_demo import TaskDemo, camera_distance, readme_files_and_command, run_demo, task_parser  # noqa: E402
 
-GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json", "truth.json",
-             "README.md")  # fmt: skip
+TOOL = "tools/make_hang_demo.py"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (lengths in metres, angles in degrees)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = task_parser(
+        __doc__.splitlines()[0], "tree, mug, peg, colours, camera, noise", 7, owns_folder=False
+    )
     add = parser.add_argument
-    add("--out", required=True, type=Path, help="demo folder to write")
-    add("--seed", type=int, default=0, help="random seed (tree, mug, peg, colours, camera, noise)")
-    add("--frames", type=int, default=240, help="number of video frames (the script needs 7 s)")
-    add("--fps", type=float, default=30.0)
-    add("--size", type=image_size, default=(320, 240), metavar="WxH", help="image size in pixels")
-    add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
     add(
         "--camera-azimuth", type=float, default=None, help="deg from world +x (default: drawn beside the peg)"
     )
@@ -105,39 +99,8 @@ def make_layout(args: argparse.Namespace) -> tuple[HangLayout, Script]:
         np.array([[*mug.xy, 0.0], [*mug.xy, mug.height], hung, hung + [0, 0, mug.height], [*hung[:2], 0.0]]),
         np.array([script.pose_at(t)[0] for t in np.arange(0.0, args.frames / args.fps, 0.1)]),
     ]
-    distance = args.camera_distance if args.camera_distance is not None else rng.uniform(0.7, 1.0)
+    distance = camera_distance(args, rng, 0.7, 1.0)
     return place_camera(layout, np.concatenate(points), distance), script
-
-
-def generate(args: argparse.Namespace, staging: Path) -> dict:
-    """Simulate, render and write the demo into ``staging``; return truth.json's data.
-
-    Raises:
-        RuntimeError: If the simulated demo did not go as the script meant (see ``_hang_sim``'s checks).
-        ValueError: If the options describe a scene the script cannot film.
-    """
-    layout, script = make_layout(args)
-    position, quat, _ = script.pose_at(0.0)
-    model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
-    objects = describe_objects(layout)
-    for spec in objects:
-        spec.mass = float(model.body(spec.body).mass[0])
-    noise = np.random.default_rng([args.seed, 1])
-    film = DemoFilm(staging, model, layout, objects, args, noise, {"mug": GROUP_MUG, "rack": GROUP_RACK})
-    try:
-        result = simulate(model, layout, script, args.frames, args.fps, film.on_frame)
-    finally:
-        film.close()
-    if result.failures:
-        raise RuntimeError("; ".join(result.failures))
-    film.check_video(args.frames)
-
-    generator = {"tool": "tools/make_hang_demo.py", "seed": args.seed, "argv": sys.argv[1:],
-                 "renderer": "MuJoCo (OpenGL)", "miss_m": args.miss}  # fmt: skip
-    truth = truth_json(layout, film.intr, args.fps, objects, result, generator)
-    write_folder(staging, args, film, layout, prompts_json(objects, film.first_masks), truth)
-    (staging / "README.md").write_text(readme(args, layout, result))
-    return truth
 
 
 def readme(args: argparse.Namespace, layout: HangLayout, result: HangResult) -> str:
@@ -159,49 +122,51 @@ def readme(args: argparse.Namespace, layout: HangLayout, result: HangResult) -> 
         story = (f"threads its handle on peg {layout.peg} towards the post, seats the handle's upper arm on the peg, "
                  "tips the mug about the peg until it hangs as it will, lets go and backs away; the mug hangs from "
                  "the peg")  # fmt: skip
-    keys = ", ".join(f"{e['event']} {e['frame']}" for e in result.events)
-    table = files_table(
-        args,
-        "boxes and points on the mug and the rack on frame 0; the task `hang`",
-        "poses, RLE masks, shape parameters, keyframes",
-    )
     width, height = args.size
-    command = " ".join(["MUJOCO_GL=egl .venv/bin/python tools/make_hang_demo.py", *sys.argv[1:]])
     return (
         f"# Hang a mug on a mug tree (seed {args.seed}{', missed' if layout.miss else ''})\n\n"
         f"A simulated robot demonstration in the demo-folder form of docs/data-contract.md. {tree.capitalize()} "
         f"stands on a table beside {cup}. A floating parallel-jaw gripper picks the mug up by its handle, "
         f"{story}. One fixed camera, {args.frames} frames, {width}x{height}, {args.fps:g} fps.\n\n"
-        f"{table}\n\nKeyframes (from the simulation's contacts): {keys}.\n\n"
-        f"Generated by tools/make_hang_demo.py, which checks the outcome in the simulation:\n\n"
-        f"```sh\n{command}\n```\n"
+        + readme_files_and_command(
+            args,
+            TOOL,
+            "boxes and points on the mug and the rack on frame 0; the task `hang`",
+            "poses, RLE masks, shape parameters, keyframes",
+            result.events,
+        )
     )
+
+
+def outcome(args: argparse.Namespace, truth: dict) -> str:
+    """The summary line's words on where the mug ended (truth.json's data)."""
+    check = truth["checks"]["missed_on_purpose" if args.miss else "mug_hangs"]
+    return (
+        f"mug ends {max(check['lowest_above_table_m'], 0.0) * 100:.1f} cm above the table touching pegs "
+        f"{check['pegs_touched']}"
+    )
+
+
+TASK = TaskDemo(
+    tool=TOOL,
+    parse_args=parse_args,
+    make_layout=make_layout,
+    build_model=build_model,
+    describe_objects=describe_objects,
+    object_groups={"mug": GROUP_MUG, "rack": GROUP_RACK},
+    simulate=simulate,
+    truth_json=truth_json,
+    prompts_json=lambda _layout, objects, masks: prompts_json(objects, masks),
+    readme=readme,
+    recorded_options=lambda args: {"miss_m": args.miss},
+    outcome=outcome,
+    owns_folder=False,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the generator; return the process exit status."""
-    args = parse_args(argv)
-    started = time.monotonic()
-    out = args.out.resolve()
-    try:
-        with staged_output(out, GENERATED) as staging:
-            truth = generate(args, staging)
-    except ValueError as error:
-        print(f"make_hang_demo: bad options: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:
-        print(f"make_hang_demo: failed: {error}", file=sys.stderr)
-        return 1
-    keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
-    check = truth["checks"]["missed_on_purpose" if args.miss else "mug_hangs"]
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"make_hang_demo: wrote {out}")
-    print(
-        f"make_hang_demo: seed {args.seed}, {args.frames} frames {args.size[0]}x{args.size[1]} @ {args.fps:g} fps; "
-        f"{keys}; mug ends {max(check['lowest_above_table_m'], 0.0) * 100:.1f} cm above the table touching pegs "
-        f"{check['pegs_touched']}; {size / 1e6:.2f} MB; {time.monotonic() - started:.1f} s"
-    )
-    return 0
+    return run_demo(TASK, argv)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,30 +46,24 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from _articulated_motion import Script  # noqa: E402
-from _demo_film import DemoFilm, add_output_options, files_table, image_size, write_folder  # noqa: E402
-from _demo_output import check_owned, staged_output  # noqa: E402
+from _demo_film import add_output_options  # noqa: E402
 from _insert_layout import frame_camera, must_see, sample_layout  # noqa: E402
 from _insert_model import build_model  # noqa: E402
 from _insert_motion import plan_script, stopped_short  # noqa: E402
 from _insert_scene import GROUP_PEG, GROUP_SOCKET, InsertLayout  # noqa: E402
 from _insert_sim import InsertResult, simulate  # noqa: E402
 from _insert_truth import describe_objects, prompts_json, truth_json  # noqa: E402
+from _task_demo import TaskDemo, camera_distance, readme_files_and_command, run_demo, task_parser  # noqa: E402
 
-GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json",
-             "truth.json", "README.md")  # fmt: skip
 TOOL = "tools/make_insert_demo.py"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (lengths in metres, angles in degrees)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = task_parser(
+        __doc__.splitlines()[0], "socket, peg, fit, places, colours, camera, noise", 6, owns_folder=True
+    )
     add = parser.add_argument
-    add("--out", required=True, type=Path, help="demo folder to write (new, empty, or one this tool wrote)")
-    add("--seed", type=int, default=0, help="random seed (socket, peg, fit, places, colours, camera, noise)")
-    add("--frames", type=int, default=240, help="number of video frames (the script needs 6 s)")
-    add("--fps", type=float, default=30.0)
-    add("--size", type=image_size, default=(320, 240), metavar="WxH", help="image size in pixels")
-    add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
     add("--camera-azimuth", type=float, default=None,
         help="deg from world +x (default: drawn, 60-120 deg from the carry's direction)")  # fmt: skip
     add("--camera-elevation", type=float, default=None, help="deg above the table (default: drawn, 20-35)")
@@ -115,39 +108,8 @@ def make_layout(args: argparse.Namespace) -> tuple[InsertLayout, Script]:
     # The hand over a peg blocked on the rim goes on higher by up to the hole's depth: framed too.
     blocked = stopped_short(script, layout.intended_depth)
     hand = np.concatenate([script.sample_points(0.1), blocked.sample_points(0.1)])
-    distance = args.camera_distance if args.camera_distance is not None else rng.uniform(0.45, 0.6)
+    distance = camera_distance(args, rng, 0.45, 0.6)
     return frame_camera(layout, must_see(layout, hand), distance), script
-
-
-def generate(args: argparse.Namespace, staging: Path) -> dict:
-    """Simulate, render and write the demo into ``staging``; return truth.json's data.
-
-    Raises:
-        RuntimeError: If the simulated demo did not go as the script meant (see ``_insert_sim``'s checks).
-        ValueError: If the options describe a scene the script cannot film.
-    """
-    layout, script = make_layout(args)
-    position, quat, _ = script.pose_at(0.0)
-    model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
-    objects = describe_objects(layout)
-    for spec in objects:
-        spec.mass = float(model.body(spec.body).mass[0])
-    noise = np.random.default_rng([args.seed, 1])
-    film = DemoFilm(staging, model, layout, objects, args, noise, {"peg": GROUP_PEG, "socket": GROUP_SOCKET})
-    try:
-        result = simulate(model, layout, script, args.frames, args.fps, film.on_frame)
-    finally:
-        film.close()
-    if result.failures:
-        raise RuntimeError("; ".join(result.failures))
-    film.check_video(args.frames)
-
-    generator = {"tool": TOOL, "seed": args.seed, "argv": sys.argv[1:],
-                 "renderer": "MuJoCo (OpenGL)", "narrow_m": args.narrow}  # fmt: skip
-    truth = truth_json(layout, film.intr, args.fps, objects, result, generator)
-    write_folder(staging, args, film, layout, prompts_json(objects, film.first_masks), truth)
-    (staging / "README.md").write_text(readme(args, layout, result))
-    return truth
 
 
 def readme(args: argparse.Namespace, layout: InsertLayout, result: InsertResult) -> str:
@@ -166,11 +128,7 @@ def readme(args: argparse.Namespace, layout: InsertLayout, result: InsertResult)
         clearance = (socket.inner_radius - peg.radius) * 1000
         story = (f"lowers it straight down into the hole ({clearance:.1f} mm of clearance) until it rests on "
                  f"the hole's bottom, {layout.intended_depth * 100:.1f} cm in, lets go")  # fmt: skip
-    keys = ", ".join(f"{e['event']} {e['frame']}" for e in result.events)
-    table = files_table(args, "boxes and points on the peg and the socket on frame 0; the task `insert`",
-                        "poses, RLE masks, shape parameters, keyframes, the inserted depth")  # fmt: skip
     width, height = args.size
-    command = " ".join(["MUJOCO_GL=egl .venv/bin/python tools/make_insert_demo.py", *sys.argv[1:]])
     return (
         f"# Insert a peg into a socket (seed {args.seed}{', too narrow' if layout.narrow else ''})\n\n"
         "A simulated robot demonstration in the demo-folder form of docs/data-contract.md. "
@@ -178,39 +136,45 @@ def readme(args: argparse.Namespace, layout: InsertLayout, result: InsertResult)
         "parallel-jaw gripper takes the peg from above near its top, lifts it, carries it over the hole, "
         f"{story}, and rises away. One fixed camera, {args.frames} frames, {width}x{height}, "
         f"{args.fps:g} fps.\n\n"
-        f"{table}\n\nKeyframes (from the simulation's contacts): {keys}.\n\n"
-        f"Generated by tools/make_insert_demo.py, which checks the outcome in the simulation:\n\n"
-        f"```sh\n{command}\n```\n"
+        + readme_files_and_command(
+            args,
+            TOOL,
+            "boxes and points on the peg and the socket on frame 0; the task `insert`",
+            "poses, RLE masks, shape parameters, keyframes, the inserted depth",
+            result.events,
+        )
     )
+
+
+def outcome(args: argparse.Namespace, truth: dict) -> str:
+    """The summary line's words on where the peg ended (truth.json's data)."""
+    check = truth["checks"]["blocked_on_purpose" if args.narrow else "peg_inserted"]
+    return (
+        f"peg's bottom ends {check['inserted_depth_m'] * 1000:.1f} mm under the socket's top (meant "
+        f"{check['intended_depth_m'] * 1000:.1f}), {check['off_axis_m'] * 1000:.1f} mm off its axis, tilted "
+        f"{check['tilt_deg']:.1f} deg"
+    )
+
+
+TASK = TaskDemo(
+    tool=TOOL,
+    parse_args=parse_args,
+    make_layout=make_layout,
+    build_model=build_model,
+    describe_objects=describe_objects,
+    object_groups={"peg": GROUP_PEG, "socket": GROUP_SOCKET},
+    simulate=simulate,
+    truth_json=truth_json,
+    prompts_json=lambda _layout, objects, masks: prompts_json(objects, masks),
+    readme=readme,
+    recorded_options=lambda args: {"narrow_m": args.narrow},
+    outcome=outcome,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the generator; return the process exit status."""
-    args = parse_args(argv)
-    started = time.monotonic()
-    out = args.out.resolve()
-    try:
-        check_owned(out, TOOL)
-        with staged_output(out, GENERATED) as staging:
-            truth = generate(args, staging)
-    except ValueError as error:
-        print(f"make_insert_demo: bad options: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:
-        print(f"make_insert_demo: failed: {error}", file=sys.stderr)
-        return 1
-    keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
-    check = truth["checks"]["blocked_on_purpose" if args.narrow else "peg_inserted"]
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"make_insert_demo: wrote {out}")
-    print(
-        f"make_insert_demo: seed {args.seed}, {args.frames} frames {args.size[0]}x{args.size[1]} @ "
-        f"{args.fps:g} fps; {keys}; peg's bottom ends {check['inserted_depth_m'] * 1000:.1f} mm under the "
-        f"socket's top (meant {check['intended_depth_m'] * 1000:.1f}), {check['off_axis_m'] * 1000:.1f} mm "
-        f"off its axis, tilted {check['tilt_deg']:.1f} deg; {size / 1e6:.2f} MB; "
-        f"{time.monotonic() - started:.1f} s"
-    )
-    return 0
+    return run_demo(TASK, argv)
 
 
 if __name__ == "__main__":

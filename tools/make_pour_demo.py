@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,36 +41,29 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from _articulated_motion import Script  # noqa: E402
-from _demo_film import DemoFilm, add_output_options, files_table, image_size, write_folder  # noqa: E402
-from _demo_output import staged_output  # noqa: E402
+from _demo_film import add_output_options  # noqa: E402
 from _pour_layout import frame_camera, sample_layout  # noqa: E402
 from _pour_model import build_model  # noqa: E402
 from _pour_motion import plan_script  # noqa: E402
 from _pour_scene import GROUP_BOWL, GROUP_CONTENTS, GROUP_CUP, Contents, PourLayout  # noqa: E402
 from _pour_sim import PourResult, simulate  # noqa: E402
 from _pour_truth import describe_objects, prompts_json, truth_json  # noqa: E402
+from _task_demo import TaskDemo, camera_distance, readme_files_and_command, run_demo, task_parser  # noqa: E402
 
-GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json", "truth.json",
-             "README.md")  # fmt: skip
+TOOL = "tools/make_pour_demo.py"
 RADIUS_RANGE = (0.002, 0.008)  # m: smaller spheres need a finer time step, larger ones jam in the cup
 MAX_MISS = 0.25  # m: farther short, the spill leaves the camera's view of the bowl
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (lengths in metres, angles in degrees)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add = parser.add_argument
-    add("--out", required=True, type=Path, help="demo folder to write")
-    add(
-        "--seed",
-        type=int,
-        default=0,
-        help="random seed (cup, bowl, places, grasp, tilt, colours, camera, noise)",
+    parser = task_parser(
+        __doc__.splitlines()[0],
+        "cup, bowl, places, grasp, tilt, colours, camera, noise",
+        7,
+        owns_folder=False,
     )
-    add("--frames", type=int, default=240, help="number of video frames (the script needs 7 s)")
-    add("--fps", type=float, default=30.0)
-    add("--size", type=image_size, default=(320, 240), metavar="WxH", help="image size in pixels")
-    add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
+    add = parser.add_argument
     add("--camera-azimuth", type=float, default=None,
         help="deg from world +x (default: drawn, square to the cup-bowl line within 30 deg)")  # fmt: skip
     add("--camera-elevation", type=float, default=None, help="deg above the table (default: drawn, 20-35)")
@@ -114,40 +106,8 @@ def make_layout(args: argparse.Namespace) -> tuple[PourLayout, Script]:
     width, height = args.size
     layout = replace(layout, fovy=args.fovy, width=width, height=height)
     script = plan_script(layout, args.frames / args.fps)
-    distance = args.camera_distance if args.camera_distance is not None else rng.uniform(0.55, 0.7)
+    distance = camera_distance(args, rng, 0.55, 0.7)
     return frame_camera(layout, script.sample_points(0.1), distance), script
-
-
-def generate(args: argparse.Namespace, staging: Path) -> dict:
-    """Simulate, render and write the demo into ``staging``; return truth.json's data.
-
-    Raises:
-        RuntimeError: If the simulated demo did not go as the script meant (see ``_pour_sim``'s checks).
-        ValueError: If the options describe a scene the script cannot film.
-    """
-    layout, script = make_layout(args)
-    position, quat, _ = script.pose_at(0.0)
-    model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
-    objects = describe_objects(layout)
-    for spec in objects:
-        spec.mass = float(model.body(spec.body).mass[0])
-    noise = np.random.default_rng([args.seed, 1])
-    groups = {"cup": GROUP_CUP, "bowl": GROUP_BOWL}
-    film = DemoFilm(staging, model, layout, objects, args, noise, groups, (GROUP_CONTENTS,))
-    try:
-        result = simulate(model, layout, script, args.frames, args.fps, film.on_frame)
-    finally:
-        film.close()
-    if result.failures:
-        raise RuntimeError("; ".join(result.failures))
-    film.check_video(args.frames)
-
-    generator = {"tool": "tools/make_pour_demo.py", "seed": args.seed, "argv": sys.argv[1:],
-                 "renderer": "MuJoCo (OpenGL)", "miss_m": args.miss}  # fmt: skip
-    truth = truth_json(layout, film.intr, args.fps, objects, result, generator)
-    write_folder(staging, args, film, layout, prompts_json(layout, objects, film.first_masks), truth)
-    (staging / "README.md").write_text(readme(args, layout, result))
-    return truth
 
 
 def readme(args: argparse.Namespace, layout: PourLayout, result: PourResult) -> str:
@@ -164,51 +124,54 @@ def readme(args: argparse.Namespace, layout: PourLayout, result: PourResult) -> 
     else:
         story = (f"tips it {np.rad2deg(layout.tilt):.0f} deg over the bowl: {landed} of {contents.count} beads "
                  "end in the bowl")  # fmt: skip
-    keys = ", ".join(f"{e['event']} {e['frame']}" for e in result.events)
-    table = files_table(
-        args,
-        "boxes and points on the cup and the bowl on frame 0, the cup's contents; the task `pour`",
-        "poses, RLE masks, shape parameters, keyframes, the beads",
-    )
     width, height = args.size
-    command = " ".join(["MUJOCO_GL=egl .venv/bin/python tools/make_pour_demo.py", *sys.argv[1:]])
     return (
         f"# Pour beads from a cup into a bowl (seed {args.seed}{', missed' if layout.miss else ''})\n\n"
         f"A simulated robot demonstration in the demo-folder form of docs/data-contract.md. {cup_text.capitalize()} "
         f"stands on a table beside {bowl_text}. A floating parallel-jaw gripper takes the cup from the side, lifts "
         f"it, {story}, then sets the cup back down, lets go and backs away. One fixed camera, {args.frames} "
         f"frames, {width}x{height}, {args.fps:g} fps.\n\n"
-        f"{table}\n\nKeyframes (from the simulation's contacts and the beads): "
-        f"{keys}.\n\nGenerated by tools/make_pour_demo.py, which checks the outcome in the simulation:\n\n"
-        f"```sh\n{command}\n```\n"
+        + readme_files_and_command(
+            args,
+            TOOL,
+            "boxes and points on the cup and the bowl on frame 0, the cup's contents; the task `pour`",
+            "poses, RLE masks, shape parameters, keyframes, the beads",
+            result.events,
+            "the simulation's contacts and the beads",
+        )
     )
+
+
+def outcome(args: argparse.Namespace, truth: dict) -> str:
+    """The summary line's words on where the beads ended (truth.json's data)."""
+    contents = truth["contents"]
+    return (
+        f"{contents['landed_in_target']} of {contents['count']} beads in the bowl ({contents['landed_share']:.0%}), "
+        f"{contents['left_in_source']} left in the cup"
+    )
+
+
+TASK = TaskDemo(
+    tool=TOOL,
+    parse_args=parse_args,
+    make_layout=make_layout,
+    build_model=build_model,
+    describe_objects=describe_objects,
+    object_groups={"cup": GROUP_CUP, "bowl": GROUP_BOWL},
+    simulate=simulate,
+    truth_json=truth_json,
+    prompts_json=prompts_json,
+    readme=readme,
+    recorded_options=lambda args: {"miss_m": args.miss},
+    outcome=outcome,
+    owns_folder=False,
+    unmasked_groups=(GROUP_CONTENTS,),
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the generator; return the process exit status."""
-    args = parse_args(argv)
-    started = time.monotonic()
-    out = args.out.resolve()
-    try:
-        with staged_output(out, GENERATED) as staging:
-            truth = generate(args, staging)
-    except ValueError as error:
-        print(f"make_pour_demo: bad options: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:
-        print(f"make_pour_demo: failed: {error}", file=sys.stderr)
-        return 1
-    keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
-    contents = truth["contents"]
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"make_pour_demo: wrote {out}")
-    print(
-        f"make_pour_demo: seed {args.seed}, {args.frames} frames {args.size[0]}x{args.size[1]} @ {args.fps:g} fps; "
-        f"{keys}; {contents['landed_in_target']} of {contents['count']} beads in the bowl "
-        f"({contents['landed_share']:.0%}), {contents['left_in_source']} left in the cup; {size / 1e6:.2f} MB; "
-        f"{time.monotonic() - started:.1f} s"
-    )
-    return 0
+    return run_demo(TASK, argv)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,30 +44,24 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from _articulated_motion import Script  # noqa: E402
-from _demo_film import DemoFilm, add_output_options, files_table, image_size, write_folder  # noqa: E402
-from _demo_output import check_owned, staged_output  # noqa: E402
+from _demo_film import add_output_options  # noqa: E402
 from _shelve_layout import frame_camera, must_see, sample_layout  # noqa: E402
 from _shelve_model import build_model  # noqa: E402
 from _shelve_motion import plan_script  # noqa: E402
 from _shelve_scene import GROUP_BOOK, GROUP_SHELF, ShelveLayout  # noqa: E402
 from _shelve_sim import ShelveResult, simulate  # noqa: E402
 from _shelve_truth import describe_objects, prompts_json, truth_json  # noqa: E402
+from _task_demo import TaskDemo, camera_distance, readme_files_and_command, run_demo, task_parser  # noqa: E402
 
-GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json", "truth.json",
-             "README.md")  # fmt: skip
 TOOL = "tools/make_shelve_demo.py"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (lengths in metres, angles in degrees)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = task_parser(
+        __doc__.splitlines()[0], "shelf, book, places, colours, camera, noise", 6, owns_folder=True
+    )
     add = parser.add_argument
-    add("--out", required=True, type=Path, help="demo folder to write (new, empty, or one this tool wrote)")
-    add("--seed", type=int, default=0, help="random seed (shelf, book, places, colours, camera, noise)")
-    add("--frames", type=int, default=240, help="number of video frames (the script needs 6 s)")
-    add("--fps", type=float, default=30.0)
-    add("--size", type=image_size, default=(320, 240), metavar="WxH", help="image size in pixels")
-    add("--fovy", type=float, default=45.0, help="vertical field of view, deg")
     add("--camera-azimuth", type=float, default=None,
         help="deg from world +x (default: drawn, 20-40 deg to a side of the shelf's front)")  # fmt: skip
     add("--camera-height", type=float, default=None,
@@ -111,39 +104,8 @@ def make_layout(args: argparse.Namespace) -> tuple[ShelveLayout, Script]:
     duration = args.frames / args.fps
     script = plan_script(layout, duration)
     framing = plan_script(replace(layout, short=0.0), duration) if layout.short else script
-    distance = args.camera_distance if args.camera_distance is not None else rng.uniform(0.8, 1.0)
+    distance = camera_distance(args, rng, 0.8, 1.0)
     return frame_camera(layout, must_see(layout, framing.sample_points(0.1)), distance), script
-
-
-def generate(args: argparse.Namespace, staging: Path) -> dict:
-    """Simulate, render and write the demo into ``staging``; return truth.json's data.
-
-    Raises:
-        RuntimeError: If the simulated demo did not go as the script meant (see ``_shelve_sim``'s checks).
-        ValueError: If the options describe a scene the script cannot film.
-    """
-    layout, script = make_layout(args)
-    position, quat, _ = script.pose_at(0.0)
-    model = build_model(layout, position, quat, np.random.default_rng([args.seed, 2]))
-    objects = describe_objects(layout)
-    for spec in objects:
-        spec.mass = float(model.body(spec.body).mass[0])
-    noise = np.random.default_rng([args.seed, 1])
-    film = DemoFilm(staging, model, layout, objects, args, noise, {"book": GROUP_BOOK, "shelf": GROUP_SHELF})
-    try:
-        result = simulate(model, layout, script, args.frames, args.fps, film.on_frame)
-    finally:
-        film.close()
-    if result.failures:
-        raise RuntimeError("; ".join(result.failures))
-    film.check_video(args.frames)
-
-    generator = {"tool": TOOL, "seed": args.seed, "argv": sys.argv[1:],
-                 "renderer": "MuJoCo (OpenGL)", "short_m": args.short}  # fmt: skip
-    truth = truth_json(layout, film.intr, args.fps, objects, result, generator)
-    write_folder(staging, args, film, layout, prompts_json(objects, film.first_masks), truth)
-    (staging / "README.md").write_text(readme(args, layout, result))
-    return truth
 
 
 def readme(args: argparse.Namespace, layout: ShelveLayout, result: ShelveResult) -> str:
@@ -160,54 +122,51 @@ def readme(args: argparse.Namespace, layout: ShelveLayout, result: ShelveResult)
     else:
         story = (f"moves it in through the open front, sets it on the middle board {layout.front_gap * 100:.1f} cm "
                  "behind the front edge, lets go")  # fmt: skip
-    keys = ", ".join(f"{e['event']} {e['frame']}" for e in result.events)
-    table = files_table(
-        args,
-        "boxes and points on the book and the shelf on frame 0; the task `shelve`",
-        "poses, RLE masks, shape parameters, keyframes",
-    )
     width, height = args.size
-    command = " ".join(["MUJOCO_GL=egl .venv/bin/python tools/make_shelve_demo.py", *sys.argv[1:]])
     return (
         f"# Put a book on a shelf (seed {args.seed}{', let go short' if layout.short else ''})\n\n"
         f"A simulated robot demonstration in the demo-folder form of docs/data-contract.md. {shelf_text.capitalize()} "
         f"stands on a table; {book_text} lies in front of it. A floating parallel-jaw gripper takes the book from "
         f"above, lifts it over the middle board, {story}, and backs out. One fixed camera, {args.frames} frames, "
         f"{width}x{height}, {args.fps:g} fps.\n\n"
-        f"{table}\n\nKeyframes (from the simulation's contacts): {keys}.\n\n"
-        f"Generated by tools/make_shelve_demo.py, which checks the outcome in the simulation:\n\n"
-        f"```sh\n{command}\n```\n"
+        + readme_files_and_command(
+            args,
+            TOOL,
+            "boxes and points on the book and the shelf on frame 0; the task `shelve`",
+            "poses, RLE masks, shape parameters, keyframes",
+            result.events,
+        )
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the generator; return the process exit status."""
-    args = parse_args(argv)
-    started = time.monotonic()
-    out = args.out.resolve()
-    try:
-        check_owned(out, TOOL)
-        with staged_output(out, GENERATED) as staging:
-            truth = generate(args, staging)
-    except ValueError as error:
-        print(f"make_shelve_demo: bad options: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:
-        print(f"make_shelve_demo: failed: {error}", file=sys.stderr)
-        return 1
-    keys = ", ".join(f"{k['event']} {k['frame']}" for k in truth["keyframes"])
+def outcome(args: argparse.Namespace, truth: dict) -> str:
+    """The summary line's words on where the book ended (truth.json's data)."""
     check = truth["checks"]["missed_on_purpose" if args.short else "book_on_board"]
     where = (
         "on the board" if not args.short else ("on the table" if check["touches_table"] else "off the board")
     )
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"make_shelve_demo: wrote {out}")
-    print(
-        f"make_shelve_demo: seed {args.seed}, {args.frames} frames {args.size[0]}x{args.size[1]} @ {args.fps:g} fps; "
-        f"{keys}; book ends {where}, tilted {check['tilt_deg']:.1f} deg; {size / 1e6:.2f} MB; "
-        f"{time.monotonic() - started:.1f} s"
-    )
-    return 0
+    return f"book ends {where}, tilted {check['tilt_deg']:.1f} deg"
+
+
+TASK = TaskDemo(
+    tool=TOOL,
+    parse_args=parse_args,
+    make_layout=make_layout,
+    build_model=build_model,
+    describe_objects=describe_objects,
+    object_groups={"book": GROUP_BOOK, "shelf": GROUP_SHELF},
+    simulate=simulate,
+    truth_json=truth_json,
+    prompts_json=lambda _layout, objects, masks: prompts_json(objects, masks),
+    readme=readme,
+    recorded_options=lambda args: {"short_m": args.short},
+    outcome=outcome,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the generator; return the process exit status."""
+    return run_demo(TASK, argv)
 
 
 if __name__ == "__main__":

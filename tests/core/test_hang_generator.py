@@ -5,31 +5,23 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from task_generators import assert_contract_files, run_generator, small_options
 
 from real2gym.real2gym_addon.truth import load_truth
 
-REPO = Path(__file__).resolve().parents[2]
-WIDTH, HEIGHT, FRAMES = 160, 120, 72
-SMALL = ["--size", f"{WIDTH}x{HEIGHT}", "--frames", str(FRAMES), "--fps", "10", "--seed", "1"]  # 7.2 s
+FRAMES = 72
+SMALL = small_options(FRAMES)  # 7.2 s
+TOOL = "make_hang_demo.py"
 
 
 def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_hang_demo.py"), "--out", str(out), *SMALL, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
+    return run_generator(TOOL, out, SMALL, *args)
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +50,7 @@ def _rack_box(params: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_the_folder_has_the_contract_files(hung: Path) -> None:
-    for name in ("video.mp4", "camera.json", "prompts.json", "trajectory.json", "truth.json", "README.md"):
-        assert (hung / name).is_file(), name
-    assert len(list((hung / "depth").glob("*.png"))) == FRAMES
-    camera = json.loads((hung / "camera.json").read_text())
-    assert (camera["width"], camera["height"]) == (WIDTH, HEIGHT) and len(camera["world_from_camera"]) == 4
-    samples = json.loads((hung / "trajectory.json").read_text())["samples"]
-    assert len(samples) == FRAMES and all(len(s["quaternion"]) == 4 for s in samples)
+    assert_contract_files(hung, FRAMES)
     prompts = json.loads((hung / "prompts.json").read_text())
     mug, rack = prompts["objects"]
     assert (mug["name"], mug["shape"], mug["role"]) == ("mug", "mug", "manipulated")

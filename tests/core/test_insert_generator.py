@@ -7,32 +7,32 @@ refused, and a folder it did not make is left alone. The generator only: the pip
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from task_generators import (
+    HEIGHT,
+    WIDTH,
+    assert_contract_files,
+    assert_foreign_folder_left_alone,
+    assert_refused,
+    run_generator,
+    small_options,
+)
 
 from real2gym.real2gym_addon.truth import load_truth
 
-REPO = Path(__file__).resolve().parents[2]
-WIDTH, HEIGHT, FRAMES = 160, 120, 72
-SMALL = ["--size", f"{WIDTH}x{HEIGHT}", "--frames", str(FRAMES), "--fps", "10", "--seed", "1"]  # 7.2 s
+FRAMES = 72
+SMALL = small_options(FRAMES)  # 7.2 s
+TOOL = "make_insert_demo.py"
 
 
 def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_insert_demo.py"), "--out", str(out), *SMALL, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
+    return run_generator(TOOL, out, SMALL, *args)
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +55,7 @@ def _in_socket(truth, frame: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_the_folder_has_the_contract_files(inserted: Path) -> None:
-    for name in ("video.mp4", "camera.json", "prompts.json", "trajectory.json", "truth.json", "README.md"):
-        assert (inserted / name).is_file(), name
-    assert len(list((inserted / "depth").glob("*.png"))) == FRAMES
-    for name in ("peg", "socket"):
-        assert len(list((inserted / "masks" / name).glob("*.png"))) == FRAMES
-    camera = json.loads((inserted / "camera.json").read_text())
-    assert (camera["width"], camera["height"]) == (WIDTH, HEIGHT) and len(camera["world_from_camera"]) == 4
-    samples = json.loads((inserted / "trajectory.json").read_text())["samples"]
-    assert len(samples) == FRAMES and all(len(s["quaternion"]) == 4 for s in samples)
+    assert_contract_files(inserted, FRAMES, ("peg", "socket"))
 
 
 def test_the_prompts_name_the_peg_the_socket_and_the_insert_task(inserted: Path) -> None:
@@ -151,21 +143,8 @@ def test_a_hole_narrower_than_the_peg_leaves_it_on_the_rim_and_a_folder_it_wrote
     ],
 )
 def test_options_it_cannot_film_are_refused(args: list[str], message: str, tmp_path: Path) -> None:
-    result = _generate(tmp_path / "refused", *args)
-    assert result.returncode == 2 and message in result.stderr
-    assert not (tmp_path / "refused").exists()
+    assert_refused(_generate(tmp_path / "refused", *args), message, tmp_path / "refused")
 
 
 def test_a_folder_it_did_not_make_is_left_alone(inserted: Path, tmp_path: Path) -> None:
-    mine = tmp_path / "mine"
-    (mine / "depth").mkdir(parents=True)
-    (mine / "depth" / "000000.png").write_bytes(b"my depth")
-    (mine / "prompts.json").write_text('{"objects": []}')
-    shelve = json.loads((inserted / "truth.json").read_text())
-    shelve["generator"]["tool"] = "tools/make_shelve_demo.py"
-    (mine / "truth.json").write_text(json.dumps(shelve))
-    before = {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()}
-    result = _generate(mine)
-    assert result.returncode == 2 and "did not make" in result.stderr
-    assert {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # no staging folder left behind
+    assert_foreign_folder_left_alone(TOOL, inserted, "make_shelve_demo.py", SMALL, tmp_path)

@@ -9,34 +9,26 @@ fails ``task_success``."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from task_generators import assert_contract_files, run_generator, small_options
 
 from real2gym.real2gym_addon.cli import main
 from real2gym.real2gym_addon.fixes.suggest import suggest_fixes
 from real2gym.real2gym_addon.tasks import TASKS
 from real2gym.real2gym_addon.truth import load_truth
 
-REPO = Path(__file__).resolve().parents[2]
-WIDTH, HEIGHT, FRAMES = 160, 120, 72
-SMALL = ["--size", f"{WIDTH}x{HEIGHT}", "--frames", str(FRAMES), "--fps", "10", "--seed", "1"]  # 7.2 s
+FRAMES = 72
+SMALL = small_options(FRAMES)  # 7.2 s
+TOOL = "make_pour_demo.py"
 
 
 def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_pour_demo.py"), "--out", str(out), *SMALL, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
+    return run_generator(TOOL, out, SMALL, *args)
 
 
 @pytest.fixture(scope="module")
@@ -49,15 +41,7 @@ def poured(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_folder_has_the_contract_files(poured: Path) -> None:
-    for name in ("video.mp4", "camera.json", "prompts.json", "trajectory.json", "truth.json", "README.md"):
-        assert (poured / name).is_file(), name
-    assert len(list((poured / "depth").glob("*.png"))) == FRAMES
-    for name in ("cup", "bowl"):
-        assert len(list((poured / "masks" / name).glob("*.png"))) == FRAMES
-    camera = json.loads((poured / "camera.json").read_text())
-    assert (camera["width"], camera["height"]) == (WIDTH, HEIGHT) and len(camera["world_from_camera"]) == 4
-    samples = json.loads((poured / "trajectory.json").read_text())["samples"]
-    assert len(samples) == FRAMES and all(len(s["quaternion"]) == 4 for s in samples)
+    assert_contract_files(poured, FRAMES, ("cup", "bowl"))
 
 
 def test_the_prompts_give_the_cups_contents_and_the_pour(poured: Path) -> None:

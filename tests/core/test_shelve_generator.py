@@ -6,32 +6,30 @@ is left alone. The generator only: the pipeline does not read a shelf yet."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from task_generators import (
+    assert_contract_files,
+    assert_foreign_folder_left_alone,
+    assert_refused,
+    run_generator,
+    small_options,
+)
 
 from real2gym.real2gym_addon.truth import load_truth
 
-REPO = Path(__file__).resolve().parents[2]
-WIDTH, HEIGHT, FRAMES = 160, 120, 64
-SMALL = ["--size", f"{WIDTH}x{HEIGHT}", "--frames", str(FRAMES), "--fps", "10", "--seed", "1"]  # 6.4 s
+FRAMES = 64
+SMALL = small_options(FRAMES)  # 6.4 s
+TOOL = "make_shelve_demo.py"
 
 
 def _generate(out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPO / "tools" / "make_shelve_demo.py"), "--out", str(out), *SMALL, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")},
-    )
+    return run_generator(TOOL, out, SMALL, *args)
 
 
 @pytest.fixture(scope="module")
@@ -53,15 +51,7 @@ def _in_shelf(truth, name: str, frame: int) -> tuple[np.ndarray, Rotation]:
 
 
 def test_the_folder_has_the_contract_files(shelved: Path) -> None:
-    for name in ("video.mp4", "camera.json", "prompts.json", "trajectory.json", "truth.json", "README.md"):
-        assert (shelved / name).is_file(), name
-    assert len(list((shelved / "depth").glob("*.png"))) == FRAMES
-    for name in ("book", "shelf"):
-        assert len(list((shelved / "masks" / name).glob("*.png"))) == FRAMES
-    camera = json.loads((shelved / "camera.json").read_text())
-    assert (camera["width"], camera["height"]) == (WIDTH, HEIGHT) and len(camera["world_from_camera"]) == 4
-    samples = json.loads((shelved / "trajectory.json").read_text())["samples"]
-    assert len(samples) == FRAMES and all(len(s["quaternion"]) == 4 for s in samples)
+    assert_contract_files(shelved, FRAMES, ("book", "shelf"))
 
 
 def test_the_prompts_name_the_book_the_shelf_and_the_shelve_task(shelved: Path) -> None:
@@ -138,21 +128,8 @@ def test_let_go_short_the_book_ends_off_the_board_and_a_folder_it_wrote_keeps_th
     [(["--short", "0.5"], "--short"), (["--frames", "40"], "at least"), (["--short", "-0.01"], "--short")],
 )
 def test_options_it_cannot_film_are_refused(args: list[str], message: str, tmp_path: Path) -> None:
-    result = _generate(tmp_path / "refused", *args)
-    assert result.returncode == 2 and message in result.stderr
-    assert not (tmp_path / "refused").exists()
+    assert_refused(_generate(tmp_path / "refused", *args), message, tmp_path / "refused")
 
 
 def test_a_folder_it_did_not_make_is_left_alone(shelved: Path, tmp_path: Path) -> None:
-    mine = tmp_path / "mine"
-    (mine / "depth").mkdir(parents=True)
-    (mine / "depth" / "000000.png").write_bytes(b"my depth")
-    (mine / "prompts.json").write_text('{"objects": []}')
-    pour = json.loads((shelved / "truth.json").read_text())
-    pour["generator"]["tool"] = "tools/make_pour_demo.py"
-    (mine / "truth.json").write_text(json.dumps(pour))
-    before = {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()}
-    result = _generate(mine)
-    assert result.returncode == 2 and "did not make" in result.stderr
-    assert {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # no staging folder left behind
+    assert_foreign_folder_left_alone(TOOL, shelved, "make_pour_demo.py", SMALL, tmp_path)
