@@ -693,7 +693,7 @@ def fit_shape(
             fit_open_box(views, camera, shelf.default_params, SHELF.name), views, camera
         )
     if hint == DISH_RACK.name:
-        return dish_rack_fit.with_slots(fit_box(views, camera), views, camera)
+        return dish_rack_fit.with_slots(fit_box(views, camera), views)
     fitted = FITTERS[hint](views, camera, mesh)
     if hint == MESH.name:  # a mesh is what a bad fit falls back to
         return fitted, None
@@ -796,9 +796,9 @@ FITTERS: dict[str, Callable[..., FittedObject]] = {
     SHELF.name: lambda views, camera, mesh=None: shelf_fit.with_boards(
         fit_open_box(views, camera, shelf.default_params, SHELF.name), views, camera
     )[0],
-    DISH_RACK.name: lambda views, camera, mesh=None: dish_rack_fit.with_slots(
-        fit_box(views, camera), views, camera
-    )[0],
+    DISH_RACK.name: lambda views, camera, mesh=None: dish_rack_fit.with_slots(fit_box(views, camera), views)[
+        0
+    ],
     MESH.name: _fit_mesh_hint,
 }
 """A prompt's shape hint -> its fitter: ``(views, camera, mesh) -> FittedObject`` (the shape table's kinds,

@@ -1,13 +1,15 @@
 """Physical priors on an object's path, applied after it is measured.
 
 - An object is never inside what supports it (:func:`support_height`: the table, another
-  object's top, a container's inner bottom; :func:`out_of_supports`).
+  object's top, a container's inner bottom; :func:`out_of_supports`); one that stands raised at its
+  start (a plate in its stand) stands on what is under it (:func:`onto_support`, :func:`resting_on`).
 - Without a recording, the carried object stands where it was last seen whole until its own
   path rises (:func:`rest_until_lifted`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -56,6 +58,21 @@ def support_height(xy: np.ndarray, others: list[ObjectGeometry], below: float = 
     return height
 
 
+RESTS_ON = 0.01
+"""m: an object whose bottom is this near another object's support under it at its start rests on it."""
+
+
+def resting_on(obj: ObjectGeometry, others: list[ObjectGeometry]) -> ObjectGeometry | None:
+    """The object whose support ``obj`` stands on at its start (a plate in its stand's slot, a block on a
+    box), or None where it stands on the table: within :data:`RESTS_ON` of that support's surface."""
+    start, half = obj.motion.positions[0], obj.fitted.shape.size[2] / 2
+    for other in others:
+        floor = support_height(start[:2], [other], below=start[2])
+        if floor > 0.0 and abs(start[2] - half - floor) <= RESTS_ON:
+            return other
+    return None
+
+
 def out_of_supports(obj: ObjectGeometry, others: list[ObjectGeometry]) -> None:
     """Raises a moving object's centre where its path dips below the support under it (the table, another
     object's top, a container's inner bottom): a mask that loses the object's lower part as it is set down
@@ -69,6 +86,69 @@ def out_of_supports(obj: ObjectGeometry, others: list[ObjectGeometry]) -> None:
         floor = support_height(position[:2], others, below=position[2]) + half
         if position[2] < floor:
             motion.positions[frame, 2] = floor
+
+
+ONTO_SUPPORT = 0.015
+"""m: an object standing raised at its start (a plate in its stand) is lowered onto the support under it where
+it is fitted this little above it."""
+STILL = 0.003
+"""m: the start's frames are those before its height leaves the first frame's by more than this."""
+
+
+def onto_support(obj: ObjectGeometry, others: list[ObjectGeometry]) -> None:
+    """Lowers an object that stands raised at its start (a plate on its edge in a stand, its foot hidden and
+    found from its rim) onto the support under it (the stand's slot floor), where it is fitted up to
+    :data:`ONTO_SUPPORT` above: the frames it rests at its fitted place, before it is taken. Left up a few
+    millimetres, it drops as the simulation starts, and the grip closes where it no longer is. The frames
+    lowered are those before it first rises or sinks (the hand takes it)."""
+    motion = obj.motion
+    rest, half = motion.positions[0], obj.fitted.shape.size[2] / 2
+    floor = support_height(rest[:2], others, below=rest[2]) + half
+    if not 0 < rest[2] - floor <= ONTO_SUPPORT:
+        return
+    rose = np.abs(motion.positions[:, 2] - rest[2]) > STILL
+    first_moved = int(np.argmax(rose)) if rose.any() else len(rose)
+    motion.positions[:first_moved, 2] = floor
+    obj.fitted.position = np.array([*obj.fitted.position[:2], floor])
+
+
+SLOT_PLAY = 0.002
+"""m: a plate seen standing in a slot is at least this much thinner than the slot."""
+
+
+def within_slot(obj: ObjectGeometry, others: list[ObjectGeometry]) -> float | None:
+    """A plate on its edge seen standing in a slot at its start (a stand's, a dish rack's) is no thicker than
+    the slot less :data:`SLOT_PLAY`: its thickness is what its silhouettes show worst (its flat face seen,
+    its rim a pixel or two), and one fitted thicker than the slot it stands in starts inside the dividers.
+    Where it was, it is made that thin and set in the slot's middle across; the frames before it moves keep
+    that place.
+
+    Returns:
+        The thickness it had (m) where it was thinned, else None.
+    """
+    motion, shape = obj.motion, obj.fitted.shape
+    start = motion.positions[0]
+    for other in others:
+        centre, turn = other.motion.positions[0], yaw_rotation(other.motion.yaws[0])
+        local = turn.T @ (start - centre)
+        for middle, half in other.fitted.shape.spaces():
+            if not np.all(np.abs(local[:2] - middle[:2]) < half[:2]):  # its centre over the slot
+                continue
+            across = int(np.argmin(half[:2]))
+            room = 2 * float(half[across]) - SLOT_PLAY
+            if shape.size[1] <= room:
+                return None
+            before = float(shape.size[1])
+            size = (shape.size[0], max(room, SLOT_PLAY), shape.size[2])
+            obj.fitted.shape = dataclasses.replace(shape, size=size)
+            shift = np.zeros(3)
+            shift[across] = middle[across] - local[across]
+            moved = np.abs(motion.positions - start).max(axis=1) > STILL
+            first_moved = int(np.argmax(moved)) if moved.any() else len(moved)
+            motion.positions[:first_moved] += turn @ shift
+            obj.fitted.position = obj.fitted.position + turn @ shift
+            return before
+    return None
 
 
 def rest_until_lifted(motion: Motion, keyframes: list[dict], rise: int | None = None) -> None:

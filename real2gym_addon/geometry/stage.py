@@ -57,7 +57,7 @@ from .no_depth import (
 from .parts import PartGeometry, part_key
 from .peg_prior import peg_through_handle
 from .pouring import contents_of, pour_keyframes
-from .priors import out_of_supports, rest_until_lifted, support_height
+from .priors import onto_support, out_of_supports, rest_until_lifted, support_height, within_slot
 from .shape_kinds import BOX, CABINET, PLATE
 from .silhouette import mask_outside, silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import (
@@ -83,7 +83,13 @@ GROWN_TOO_FAR = 1.5
 view's has grown into something touching the object (a hand's fingers on it, its palm behind): it is left
 out of the shape's fit."""
 COVERS_PROMPT = 0.7
-"""A frame whose mask holds this share of the prompt frame's mask sees the object where it stood."""
+"""A frame whose mask holds this share of the prompt frame's mask sees the object where it stood ..."""
+NEWLY_SEEN = 0.1
+"""... unless, with depth, what its mask holds beyond the prompt frame's (over this share of the prompt's
+mask) ..."""
+REVEALED = 0.5
+"""... was mostly (this share) not behind something nearer on the prompt frame: the object moved there (a
+plate lifted out of its stand, in its own plane, covers most of where it stood and is seen larger)."""
 ERODE = np.ones((5, 5), np.uint8)
 DILATE = np.ones((9, 9), np.uint8)
 """Grows the objects' masks where the table fit and the camera motion take nothing (mask edges, shadows)."""
@@ -303,7 +309,7 @@ def _leaves_its_place(fitted: FittedObject, masks, visible, views_from_world, ca
     return None
 
 
-def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=None) -> list[int]:
+def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=None, depth=None) -> list[int]:
     """Frames near the prompt where the object is fully seen and has not moved.
 
     Args:
@@ -315,9 +321,11 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=Non
         masks: The object's per-frame masks. With a camera that stays put, a frame whose
             mask covers most of the prompt frame's mask also sees the object where it was,
             however far its centre moved: the prompt frame showed only part of it (a hand
-            in front, seen from above) and this one shows more. Only the unbroken run of
-            such frames around the prompt counts, so an object carried back over its
-            place later does not.
+            in front, seen from above) and this one shows more. Only the frames around the
+            prompt until it is seen elsewhere count, so an object carried back over its
+            place, or put back there, later does not.
+        depth: ``frame -> depth (m) or None``, or None: where given, a frame whose mask holds more than the
+            prompt frame's counts only where that more was hidden by something nearer on the prompt frame.
     """
     anchor = summary[prompt_frame]
     if not anchor["visible"]:
@@ -334,18 +342,32 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=Non
         prompt_mask = masks[prompt_frame]
         anchor_area = max(int(prompt_mask.sum()), 1)
 
+        def revealed(frame) -> bool:
+            """What the frame's mask holds beyond the prompt's was behind something nearer there."""
+            new = masks[frame] & ~prompt_mask
+            before, now = (None, None) if depth is None else (depth(prompt_frame), depth(frame))
+            if new.sum() <= NEWLY_SEEN * anchor_area or before is None or now is None:
+                return True
+            both = (before[new] > 0) & (now[new] > 0)
+            return not both.any() or float(np.mean(before[new][both] < now[new][both] - 0.01)) >= REVEALED
+
         def covers(frame) -> bool:
             entry = summary[frame]
-            return entry["visible"] and (masks[frame] & prompt_mask).sum() >= COVERS_PROMPT * anchor_area
+            held = entry["visible"] and (masks[frame] & prompt_mask).sum() >= COVERS_PROMPT * anchor_area
+            return held and revealed(frame)
 
+        # The stretch around the prompt until it is seen elsewhere (frames it is hidden in do not end it): a
+        # cup put back where it stood after its pour, emptied, is not the cup the prompt showed.
         run = [prompt_frame]
         for step in (-1, 1):
             frame = prompt_frame + step
-            while 0 <= frame < len(summary) and (in_place(summary[frame]) or covers(frame)):
-                run.append(frame)
+            while 0 <= frame < len(summary):
+                if in_place(summary[frame]) or covers(frame):
+                    run.append(frame)
+                elif summary[frame]["visible"]:
+                    break
                 frame += step
-        seen = {entry["frame"] for entry in still}
-        still += [summary[f] for f in run if f not in seen]
+        still = [summary[f] for f in sorted(run)]
     # Fully seen: as large as it gets while it stays there (a hand in front makes it smaller).
     largest = max(entry["area"] for entry in still)
     candidates = [entry["frame"] for entry in still if entry["area"] >= FULL_VIEW * largest]
@@ -497,7 +519,7 @@ def run_geometry(
                 entry = summaries[o][f]
                 if entry["visible"] and entry["confidence"] >= DOUBTFUL_CONFIDENCE:
                     frame_points[o][f] = _object_points(track_.masks[f], depth.clean(f, noise_1m), camera)
-    objects = []
+    objects, standing_in = [], set()  # standing_in: plates on their edge prompted standing in a stand or slot
     for index, (prompt, track_) in enumerate(zip(demo.objects, segmentation.objects, strict=True)):
         fraction = span[0] + (span[1] - span[0]) * (0.1 + 0.8 * index / len(demo.objects))
         progress.step(f"fitting and tracking '{prompt.name}'", fraction)
@@ -511,7 +533,8 @@ def run_geometry(
                 camera, poses, prompt.frame, summary[prompt.frame], track_.masks[prompt.frame],
                 depth(prompt.frame) if demo.depth_dir else None,
             )  # fmt: skip
-        for frame in _rest_frames(summary, prompt.frame, seen_at, track_.masks):
+        rest_depth = depth if demo.depth_dir is not None else None
+        for frame in _rest_frames(summary, prompt.frame, seen_at, track_.masks, rest_depth):
             mask, view, pose = track_.masks[frame], pose_at(views_from_world, frame), pose_at(poses, frame)
             if demo.depth_dir is None:
                 views.append(RestView(mask, pseudo_points(mask, camera, view), view, False, frame))
@@ -605,6 +628,8 @@ def run_geometry(
                 f"{lowest * 100:.1f} cm above it) and is not a plate standing on its edge; put its prompt on a frame "
                 "where it stands on the table"
             )
+        if in_a_stand:
+            standing_in.add(prompt.name)
         if from_above and not in_a_stand:
             fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
@@ -703,6 +728,14 @@ def run_geometry(
         _say_drift(objects, demo.task.object, log)
     for obj in objects:  # in the world the camera's path was anchored to
         out_of_supports(obj, [o for o in objects if o is not obj])
+        if obj.name in standing_in:
+            others = [o for o in objects if o is not obj]
+            thicker = within_slot(obj, others)
+            if thicker is not None:
+                log.warn("geometry", f"object '{obj.name}': fitted {thicker * 1000:.0f} mm thick, thicker than the "
+                         f"slot it stands in at its start; made {obj.fitted.shape.size[1] * 1000:.0f} mm: check its "
+                         "thickness")  # fmt: skip
+            onto_support(obj, others)
     part_keyframes, joints_started = [], time.perf_counter()
     if segmentation.parts:
         progress.step("fitting the moving parts' joints", span[0] + 0.85 * (span[1] - span[0]))

@@ -393,14 +393,21 @@ def objects_at_frame(
 
     Objects resting on the table (bottom within :data:`RESTING_SNAP` of it) are
     put exactly on it: the video-derived height has millimetres of noise, and
-    an object that starts inside the table would be thrown out of it.
+    an object that starts inside the table would be thrown out of it. One standing on another object's
+    support under it (a plate in its stand, on the slot's floor) is left there.
     """
+    from ..geometry.priors import support_height
+
     masses, frictions = masses or {}, frictions or {}
     objects = []
     for o in geometry.objects:
         position = o.motion.positions[frame].copy()
         half = o.fitted.shape.size[2] / 2
-        if abs(position[2] - half) < RESTING_SNAP:
+        others = [other for other in geometry.objects if other is not o]
+        if (
+            abs(position[2] - half) < RESTING_SNAP
+            and support_height(position[:2], others, below=position[2]) == 0.0
+        ):
             position[2] = half
         objects.append(SceneObject(o.name, o.role, o.fitted.shape, position, float(o.motion.yaws[frame]),
                                    mass=masses.get(o.name), friction=frictions.get(o.name, DEFAULT_FRICTION),

@@ -6,7 +6,8 @@ manipulated object's new start pose; the end of the carry, the placing, the
 release and the retreat follow the target's new pose. A segment moves with its
 object: ``new = new_object_pose x inverse(old_object_pose) x old`` (for a scaled
 object, its local coordinates scaled too). The carry between the two is joined
-by a minimum-jerk blend of positions and a slerp of orientations.
+by a minimum-jerk blend of positions and a slerp of orientations. What the manipulated object starts in or
+on (a plate's stand) moves with it.
 
 Before the fingers close, and before they open, the hand holds still for
 ``settle_s``: fingers that close on a moving hand push the object away. Every
@@ -29,6 +30,7 @@ from ..geometry.fit import FittedObject
 from ..geometry.keyframes import GripperTrajectory
 from ..geometry.motion import Motion
 from ..geometry.parts import PartGeometry, part_key
+from ..geometry.priors import resting_on
 from ..geometry.stage import Geometry, ObjectGeometry
 from ..trajectory import min_jerk
 from ..verify.checks import held_name
@@ -184,6 +186,12 @@ def adapt(
             raise AdaptError(f"object '{obj.name}' has moving parts: it keeps its size")
     target = by_name.get(task.get("target") or "")
     grasp_map, grasp_turn, _ = object_map(manipulated, changes.get(manipulated.name, {}))
+    # What the carried object starts in (a plate in its stand) moves with it: the object left where it stood
+    # would stand in it.
+    cradle = (
+        resting_on(manipulated, [o for o in geometry.objects if o is not manipulated]) if carried else None
+    )
+    cradle = None if cradle is target else cradle
     place_map, place_turn = grasp_map, grasp_turn
     if target is not None:
         place_map, place_turn, _ = object_map(target, {**changes.get(target.name, {}), "scale": 1.0})
@@ -221,6 +229,8 @@ def adapt(
             world, turn, _ = object_map(obj, {**change, "scale": 1.0})
             if obj is target:
                 world, turn = place_map, place_turn
+            elif obj is cradle:
+                world, turn, _ = object_map(manipulated, {**changes.get(manipulated.name, {}), "scale": 1.0})
             motion = dataclasses.replace(
                 obj.motion, positions=_apply(world, obj.motion.positions), yaws=obj.motion.yaws + turn
             )

@@ -26,6 +26,7 @@ from ..fixes.suggest import suggest_fixes
 from ..geometry.fit import FittedObject
 from ..geometry.motion import Motion
 from ..geometry.parts import part_key
+from ..geometry.priors import resting_on
 from ..geometry.report_io import geometry_from_report
 from ..geometry.shape_kinds import kind_entry
 from ..geometry.shapes import Shape
@@ -312,6 +313,8 @@ def _check_placement(geometry: Geometry) -> None:
             raise VariantRejected(f"'{obj.name}' starts off the table ({start[0]:.3f}, {start[1]:.3f} m)")
     for i, (a, pa) in enumerate(starts):
         for b, pb in starts[i + 1 :]:
+            if resting_on(a, [b]) is not None or resting_on(b, [a]) is not None:
+                continue  # one starts in or on the other (a plate in its stand)
             gap = footprint_gap(_outline_xy(a, 0), _outline_xy(b, 0))
             if gap < PLACE_MARGIN and pa[2] < 0.5 and pb[2] < 0.5:
                 raise VariantRejected(
