@@ -55,6 +55,7 @@ from .fixes.edits import (
     KEYFRAME_EVENTS,
     MAX_OFFSET_M,
     SCALE_RANGE,
+    SLOT_WIDTH_RANGE,
 )
 from .mjcf.export import FRICTION_RANGE
 from .mjcf.gripper import MAX_OPENING
@@ -321,6 +322,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.set_down,
             args.pour_offset,
             args.place_offset,
+            args.slot_width,
             args.part,
         )  # fmt: skip
     )
@@ -355,6 +357,8 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
         fixes.append({"kind": "pour_offset", "object": args.object, "delta": list(args.pour_offset)})
     if args.place_offset is not None:
         fixes.append({"kind": "place_offset", "object": args.object, "delta": list(args.place_offset)})
+    if args.slot_width is not None:
+        fixes.append({"kind": "slot_width", "object": args.object, "width_m": args.slot_width})
     joint_args = {"axis": args.joint_axis, "pivot": args.joint_pivot, "range": args.joint_range,
                   "damping": args.joint_damping, "frictionloss": args.joint_frictionloss}  # fmt: skip
     if any(v is not None for v in joint_args.values()) and not args.part:
@@ -638,6 +642,9 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--place-offset", type=triple(-MAX_OFFSET_M, MAX_OFFSET_M, "metres"), metavar="DX,DY,DZ",
                      help="move where the hand puts the object down by this much (world metres): blended in from "
                      "the lift to the release, fully from the release on")  # fmt: skip
+    fix.add_argument("--slot-width", type=number_in(*SLOT_WIDTH_RANGE), metavar="METRES",
+                     help="set a dish rack's slots this wide (divider to divider); the slots stay where they are, "
+                     "the dividers thin (the pitch grows where they would be under 1 mm)")  # fmt: skip
     fix.add_argument("--set-down", type=whole_in(0, 1_000_000), metavar="FRAME",
                      help="the object stands on its support from FRAME: the hand goes no farther along its "
                           "approach axis from there until it lets go")  # fmt: skip

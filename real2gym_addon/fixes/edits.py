@@ -10,6 +10,7 @@ a fix recorded on one run can be applied to another.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
 
 import numpy as np
@@ -18,6 +19,7 @@ from scipy.spatial.transform import Rotation
 from ..errors import Real2GymError
 from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.carry import gripper_hold
+from ..geometry.kinds import dish_rack
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING
 from ..trajectory import min_jerk
@@ -27,7 +29,7 @@ from .probe import opening_probe
 
 FIX_KINDS = (
     "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
-    "release_above", "set_down", "joint", "pour_offset", "place_offset",
+    "release_above", "set_down", "joint", "pour_offset", "place_offset", "slot_width",
 )  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
@@ -492,6 +494,28 @@ def place_offset(report: dict, name: str, delta: tuple[float, float, float]) -> 
     _rest_after(report, find_object(report, name), held["release"])
 
 
+SLOT_WIDTH_RANGE = (0.002, 0.1)
+"""m: the slot widths a dish rack's slot-width fix may set."""
+
+
+def slot_width(report: dict, name: str, width: float) -> None:
+    """Sets a dish rack's slots to ``width`` (m) apart, divider face to divider face. The slots stay where they
+    are (the pitch stays), the dividers thin; where they would be thinner than
+    :data:`..geometry.kinds.dish_rack.MIN_DIVIDER`, the pitch grows and the row with it.
+
+    A plate thicker than the fitted slots stands on the dividers' tops; a slot read a few millimetres narrow
+    from the depth is what keeps it out.
+    """
+    entry = find_object(report, name)
+    shape = Shape.from_report(entry)
+    if shape.kind != dish_rack.DISH_RACK.name:
+        raise FixError(f"object '{name}' is a {shape.kind}, not a dish rack: it has no slots to widen")
+    params = dict(shape.params, slot_width=float(width))
+    params["pitch"] = max(params["pitch"], params["slot_width"] + dish_rack.MIN_DIVIDER)
+    size = (shape.size[0], max(shape.size[1], dish_rack.row_width(params)), shape.size[2])
+    _write_shape(entry, dataclasses.replace(shape, size=size, params=params))
+
+
 def _rest_after(report: dict, entry: dict, frame: int) -> None:
     """The object stays as it is on ``frame`` for the rest of the video (where a moved placing puts it, it
     rests: the video's fall from where it was let go is no longer what happens)."""
@@ -570,6 +594,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             pour_offset(report, name, tuple(fix["delta"]))
         elif kind == "place_offset":
             place_offset(report, name, tuple(fix["delta"]))
+        elif kind == "slot_width":
+            slot_width(report, name, float(fix["width_m"]))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(report, name, fix["phase"], None if clearance is None else float(clearance),
@@ -675,6 +701,8 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         _real(fix.get("width_m"), "the release opening (metres)", 0.001, MAX_OPENING)
         _frame(fix.get("frame"), "the release opening's frame", frames, optional=True)
         _boolean(fix, "limit", "the release opening's limit")
+    elif kind == "slot_width":
+        _real(fix.get("width_m"), "the slot width (metres)", *SLOT_WIDTH_RANGE)
     elif kind == "grasp_height":
         _real(fix.get("rise_m"), "the grasp's rise (metres)", 0.001, MAX_OFFSET_M)
     elif kind == "release_above":

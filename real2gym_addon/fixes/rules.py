@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..geometry.shape_kinds import SHELF
+from ..geometry.shape_kinds import DISH_RACK, SHELF
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
 from .edits import (
@@ -345,14 +345,44 @@ def shelf_reach(context: SuggestionContext, made: list[dict]) -> list[dict]:
     }]  # fmt: skip
 
 
+SLOT_CLEARANCE = 0.003
+"""m: what a widened slot leaves each side of the object standing in it."""
+
+
+def dish_rack_slots(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Widen a dish rack's slots (`slot_width`) that are narrower than the object let go into them is thick
+    (across the row, as the hand holds it at the release), to that and 3 mm each side."""
+    check = context.checks.get("task_success", {})
+    target = context.target
+    if "task_success" not in context.failing or target is None or target.kind != DISH_RACK.name:
+        return []
+    if context.release is None or check.get("slot") is not None:
+        return []
+    moved, rack = find_object(context.report, context.moved_name), context.target_entry
+    at = moved["frames"][min(context.release, len(moved["frames"]) - 1)]
+    own = _world_turn(rack["frames"][0]).T @ _world_turn(at)
+    thick = float(2 * (np.abs(own) @ (np.asarray(context.moved.size, float) / 2))[1])  # across the row
+    wanted = round(thick + 2 * SLOT_CLEARANCE, 4)
+    if wanted <= target.params["slot_width"]:
+        return []
+    return [{
+        "text": f"the {context.moved_name} ({thick * 1000:.0f} mm thick as it is let go) does not go into the "
+                f"{context.target_name}'s slots, {target.params['slot_width'] * 1000:.0f} mm wide: widen them to "
+                f"{wanted * 1000:.0f} mm?",
+        "check": "task_success", "frame": context.release,
+        "fix": {"kind": "slot_width", "object": context.target_name, "width_m": wanted},
+    }]  # fmt: skip
+
+
 def task_fixes(context: SuggestionContext, made: list[dict]) -> list[dict]:
     """Move the hand's path over the target while a pour spills (`pour_offset`), or where it lets the object go
-    onto a shelf's board (`place_offset`); for the other tasks, replace a container's closing hull with wall
+    onto a shelf's board (`place_offset`), or widen a dish rack's slots narrower than the object (`slot_width`);
+    for the other tasks, replace a container's closing hull with wall
     pieces (`collision`), or widen a rim narrower than the object (`radius_scale`)."""
     if "landed_share" in context.checks.get("task_success", {}):
         return pour_aim(context, made)
     if "turned_as_video_ends" in context.checks.get("task_success", {}):
-        return shelf_reach(context, made)
+        return shelf_reach(context, made) or dish_rack_slots(context, made)
     return container_opening(context, made)
 
 

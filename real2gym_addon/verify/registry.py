@@ -159,8 +159,8 @@ CHECKS: dict[str, Check] = {
             "of its inner bottom at the end (inside a cabinet's or drawer's cavity, on its floor); place_on: "
             "resting on the target's top; stack: nested in or on top of the target, which carries 90 % of its weight "
             "and stands within 10 degrees of how it started; hang: the target carries 90 % of its weight, its lowest "
-            "point 1 cm clear of the table and a rack's base; shelve: on a board of the shelf, which carries 90 % of "
-            "its weight, turned within 15 degrees of how the video ends; insert: inside the target's opening, as deep as the "
+            "point 1 cm clear of the table and a rack's base; shelve: on a board of the shelf or standing in a slot of "
+            "the dish rack, which carries 90 % of its weight, turned within 15 degrees of how the video ends; insert: inside the target's opening, as deep as the "
             "video shows it less 2 mm (or the task's depth), within 0.2 rad of its axis; pour: at least 80 % (the task's min_share) of the contents "
             "inside the target's opening; lift: risen more than 2 cm; open / close: the part's joint ends past "
             "0.8 of its range / within 0.05 of closed; steps: each step done, in order",
