@@ -1,6 +1,12 @@
 """The seed's other tasks (issue 30), each on seeded scenes made another way, and its failing versions.
 
-Five tasks: ``stack``, ``hang``, ``shelve``, ``insert`` and ``pour``. For ``insert``, tools/make_insert_demo.py
+Five tasks: ``stack``, ``hang``, ``shelve``, ``insert`` and ``pour``; ``shelve`` twice, a book on a shelf and a
+plate upright in a dish rack. For the dish rack, tools/make_dish_rack_demo.py (its own MuJoCo model: a plate
+standing on its edge taken by its top rim out of a one-slot stand, carried and set upright in one of a
+four-slot rack's slots; seeded plate, racks and camera) films seeds 0-3 with the recording (``dish_rec``),
+the same films without it (``dish_norec``) and seeds 0-1 into a slot 4 mm narrower than the plate
+(``dish_narrow``: it ends on the dividers' tops and must fail ``task_success``); both racks' pitch, slot width,
+base and slot count and the plate's radius are scored against the truth. For ``insert``, tools/make_insert_demo.py
 (its own MuJoCo model: a peg taken from above, carried over a socket and put down into its round hole, 2.5-4
 mm wider than the peg) films seeds 0-3 with the recording (``insert_rec``), the same films without it
 (``insert_norec``) and seeds 0-1 with the hole 4 mm narrower than the peg (``insert_narrow``: the film's peg
@@ -85,10 +91,12 @@ INSERT_SEEDS = range(4)
 INSERT_NARROW = 0.004
 """m: how much narrower than the peg the failing insertions' holes are (the peg stops on the rim)."""
 INSERT_OPTIONS = ("--with-trajectory", "--given-masks")
+DISH_SEEDS = range(4)
+DISH_OPTIONS = ("--with-trajectory", "--given-masks")
 SETS = ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_norec", "hang_miss",
-        "shelve_rec", "shelve_norec", "shelve_miss", "insert_rec", "insert_norec", "insert_narrow",
-        "pour_rec", "pour_norec", "pour_miss")  # fmt: skip
-MISSES = ("stack_miss", "hang_miss", "shelve_miss", "pour_miss")
+        "shelve_rec", "shelve_norec", "shelve_miss", "dish_rec", "dish_norec", "dish_narrow", "insert_rec",
+        "insert_norec", "insert_narrow", "pour_rec", "pour_norec", "pour_miss")  # fmt: skip
+MISSES = ("stack_miss", "hang_miss", "shelve_miss", "dish_narrow", "pour_miss")
 """The failing versions that must fail ``task_success``."""
 UNVERIFIED = ("insert_narrow",)
 """The failing versions that must not verify, whichever check names it (a hole narrower than the peg that the
@@ -180,6 +188,10 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 f"{SHELVE_SHORT:g}",
                 *SHELVE_OPTIONS,
             ]
+    for seed in DISH_SEEDS:
+        wanted[("dish_rec", f"seed{seed}")] = ["--seed", str(seed), *DISH_OPTIONS]
+        if seed < 2:
+            wanted[("dish_narrow", f"seed{seed}")] = ["--seed", str(seed), "--narrow", *DISH_OPTIONS]
     for seed in INSERT_SEEDS:
         wanted[("insert_rec", f"seed{seed}")] = ["--seed", str(seed), *INSERT_OPTIONS]
         if seed < 2:
@@ -197,7 +209,7 @@ def _scenes() -> dict[str, dict[str, Path]]:
             ]
     chosen = _chosen_or_all()  # the recorded films are made for the sets without the recording too
     derived = {"stack_rec": "stack_norec", "hang_rec": "hang_norec", "shelve_rec": "shelve_norec",
-               "insert_rec": "insert_norec", "pour_rec": "pour_norec"}  # fmt: skip
+               "dish_rec": "dish_norec", "insert_rec": "insert_norec", "pour_rec": "pour_norec"}  # fmt: skip
     wanted = {k: v for k, v in wanted.items() if k[0] in chosen or derived.get(k[0]) in chosen}
     tools = {
         "stack_cycles": "make_varied_demo.py",
@@ -205,6 +217,8 @@ def _scenes() -> dict[str, dict[str, Path]]:
         "hang_miss": "make_hang_demo.py",
         "shelve_rec": "make_shelve_demo.py",
         "shelve_miss": "make_shelve_demo.py",
+        "dish_rec": "make_dish_rack_demo.py",
+        "dish_narrow": "make_dish_rack_demo.py",
         "insert_rec": "make_insert_demo.py",
         "insert_narrow": "make_insert_demo.py",
         "pour_rec": "make_pour_demo.py",
@@ -241,8 +255,27 @@ def _run(scene: Path, out: Path) -> dict:
             "failing": sorted(n for n, c in checks.items() if c and c.get("passed") is False),
             "task": checks["task_success"], "size_error_m": float(np.max(np.abs(np.subtract(fitted, true)))),
             **_rack_errors(report, truth, target), **_shelf_errors(report, truth, target),
-            **_hole_error(report, truth, target),
+            **_hole_error(report, truth, target), **_slot_errors(report, truth, target),
             **_pour_figures(report, truth)}  # fmt: skip
+
+
+def _slot_errors(report: dict, truth: dict, target: str) -> dict:
+    """A dish rack's fitted slots and the plate's radius against the truth, each as ``(error m, true value m)``
+    (the slot count as ``(error, count)``); nothing for another target."""
+    fitted = next(o for o in report["objects"] if o["name"] == target)
+    if fitted["shape"] != "dish_rack":
+        return {}
+    true = {o["name"]: o for o in truth["objects"]}
+    errors = {}
+    for obj in [o for o in report["objects"] if o["shape"] == "dish_rack"]:
+        for key in ("pitch", "slot_width", "base_thickness", "slot_count"):
+            value = true[obj["name"]].get(key, true[obj["name"]].get("params", {}).get(key))
+            errors[f"{obj['name']} {key}"] = (obj["params"][key] - value, value)
+    plate = next((o for o in report["objects"] if o["shape"] == "plate"), None)
+    if plate is not None:
+        value = true[plate["name"]].get("radius", true[plate["name"]].get("params", {}).get("radius"))
+        errors["plate radius"] = (plate["params"]["radius"] - value, value)
+    return {"slots": errors}
 
 
 def _hole_error(report: dict, truth: dict, target: str) -> dict:
@@ -324,8 +357,9 @@ def run(args) -> list[Figure]:
                   f"length off {row.get('peg_length_m', float('nan')) * 1000:.1f} mm, height off "
                   f"{row.get('peg_height_m', float('nan')) * 1000:.1f} mm; landed {row.get('landed_share', '-')} "
                   f"(film {row.get('true_landed_share', '-')}), pour_start off {row.get('pour_start_off', '-')}; "
-                  f"boards {row.get('boards', '-')}, board {task.get('board', '-')}, shelf off (mm) "
-                  + ", ".join(f"{k} {e * 1000:+.1f}" for k, (e, _) in row.get("shelf", {}).items()),
+                  f"boards {row.get('boards', '-')}, board {task.get('board', '-')}, slot {task.get('slot', '-')}, "
+                  "shelf off (mm) " + ", ".join(f"{k} {e * 1000:+.1f}" for k, (e, _) in row.get("shelf", {}).items())
+                  + "; slots off (mm) " + ", ".join(f"{k} {e * 1000:+.1f}" for k, (e, _) in row.get("slots", {}).items()),
                   file=sys.stderr, flush=True)  # fmt: skip
     return _figures(results)
 
@@ -336,7 +370,8 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
     for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET),
                              ("stack_cycles", VERIFIED_WITHOUT_TARGET), ("hang_rec", VERIFIED_WITH_TARGET),
                              ("hang_norec", VERIFIED_WITHOUT_TARGET), ("shelve_rec", VERIFIED_WITH_TARGET),
-                             ("shelve_norec", VERIFIED_WITHOUT_TARGET), ("insert_rec", VERIFIED_WITH_TARGET),
+                             ("shelve_norec", VERIFIED_WITHOUT_TARGET), ("dish_rec", VERIFIED_WITH_TARGET),
+                             ("dish_norec", VERIFIED_WITHOUT_TARGET), ("insert_rec", VERIFIED_WITH_TARGET),
                              ("insert_norec", VERIFIED_WITHOUT_TARGET), ("pour_rec", VERIFIED_WITH_TARGET),
                              ("pour_norec", VERIFIED_WITHOUT_TARGET)):  # fmt: skip
         if set_name not in chosen:
@@ -374,6 +409,18 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         worst = max(abs(e) for e, _ in errors)
         within = all(abs(e) <= SHELF_TOLERANCE[0] or abs(e) <= SHELF_TOLERANCE[1] * t for e, t in errors)
         figures.append(Figure(NAME, f"shelf's {dimension}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
+                              target="<= 3 mm or 5 %", passed=within))  # fmt: skip
+    slotted = [r["slots"] for rows in results.values() for r in rows.values() if "slots" in r]
+    for dimension in sorted({d for slots in slotted for d in slots}):
+        errors = [slots[dimension] for slots in slotted if dimension in slots]
+        if dimension.endswith("slot_count"):
+            right = sum(e == 0 for e, _ in errors)
+            figures.append(Figure(NAME, f"{dimension} right ({len(errors)} scenes)", right, f"of {len(errors)}",
+                                  target="all", passed=right == len(errors)))  # fmt: skip
+            continue
+        worst = max(abs(e) for e, _ in errors)
+        within = all(abs(e) <= SHELF_TOLERANCE[0] or abs(e) <= SHELF_TOLERANCE[1] * t for e, t in errors)
+        figures.append(Figure(NAME, f"{dimension}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
                               target="<= 3 mm or 5 %", passed=within))  # fmt: skip
     pours = [r for name in ("pour_rec", "pour_norec", "pour_miss") for r in results.get(name, {}).values()
              if "landed_share" in r]  # fmt: skip

@@ -91,13 +91,12 @@ def _task_figure(check: dict) -> str:
     if "landed_share" in check:  # a pour
         return f"{check['landed']} of {check['count']} landed ({check['landed_share']:.0%})"
     if "turned_as_video_ends" in check:  # a shelve
-        where = (
-            f"on board {check['board']}"
-            if check["board"] is not None
-            else "on it"
-            if check["passed"]
-            else "off"
-        )
+        if check["board"] is not None:
+            where = f"on board {check['board']}"
+        elif check.get("slot") is not None:
+            where = f"in slot {check['slot']}"
+        else:
+            where = "on it" if check["passed"] else "off"
         share = "" if check["support_share"] is None else f", carried {check['support_share']:.0%}"
         turn = "" if check["up_error_deg"] is None else f", turned {check['up_error_deg']:.0f} deg"
         return f"{where}{share}{turn}"
