@@ -780,6 +780,12 @@ def run_geometry(
             keyframes += pour_keyframes(moved.name, moved.fitted.shape, moved.motion, moved.contents)
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
+            if (
+                moved.name in standing_in
+            ):  # its rest is now one pose until the lift: it stands in its slot again
+                others = [o for o in objects if o is not moved]
+                within_slot(moved, others)
+                onto_support(moved, others)
             gripper = synthesise_gripper(
                 moved.fitted.shape, moved.motion, keyframes, pour=demo.task.type == POUR.name
             )
