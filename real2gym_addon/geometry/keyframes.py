@@ -281,13 +281,16 @@ def _without_glitches(away: np.ndarray, longest: int) -> np.ndarray:
     A resting object does not leave its place for a few frames and come back to it to the millimetre: its
     measurement did (a cup inside a microwave, seen through the opening as a door swings past it or a hand
     reaches over it, measured 1-2 cm off for 1 to 4 frames at a time, and the release was put 60 frames late,
-    after the last of them). A run that starts the video's stretch (the carry) or reaches its end, or lasts
-    longer than ``longest`` frames, is motion.
+    after the last of them; a plate in a dish rack's slot, its mask cut by the dividers, measured 1 cm off
+    on the video's last frame, and no release was found). A run that starts the video's stretch (the carry),
+    or lasts longer than ``longest`` frames, is motion; so is one that reaches the end after fewer frames at
+    rest than ``longest`` (it may have been coming to rest still).
     """
     kept = away.copy()
     edges = np.flatnonzero(np.diff(np.r_[0, away.astype(np.int8), 0]))
-    for start, end in zip(edges[::2], edges[1::2], strict=True):
-        if start > 0 and end < len(away) and end - start <= longest:
+    rested = np.r_[edges[0], np.diff(edges)][::2] if len(edges) else []  # frames at rest before each run
+    for start, end, before in zip(edges[::2], edges[1::2], rested, strict=True):
+        if start > 0 and end - start <= longest and (end < len(away) or before > longest):
             kept[start:end] = False
     return kept
 

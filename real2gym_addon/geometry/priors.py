@@ -117,11 +117,13 @@ SLOT_PLAY = 0.002
 
 
 def within_slot(obj: ObjectGeometry, others: list[ObjectGeometry]) -> float | None:
-    """A plate on its edge seen standing in a slot at its start (a stand's, a dish rack's) is no thicker than
-    the slot less :data:`SLOT_PLAY`: its thickness is what its silhouettes show worst (its flat face seen,
-    its rim a pixel or two), and one fitted thicker than the slot it stands in starts inside the dividers.
-    Where it was, it is made that thin and set in the slot's middle across; the frames before it moves keep
-    that place.
+    """A plate on its edge seen standing in a slot at its start (a stand's, a dish rack's) stands inside it:
+    no thicker than the slot less :data:`SLOT_PLAY`, and between its dividers. Its thickness is what its
+    silhouettes show worst (its flat face seen, its rim a pixel or two), and its place across the slot is
+    its face's less half that thickness; one fitted thicker than the slot, or a few millimetres into a
+    divider (its rest taken from partly seen frames), starts inside the dividers and is thrown out. Where it
+    was, it is made that thin and moved across the slot as little as brings it inside; the frames before it
+    moves keep that place.
 
     Returns:
         The thickness it had (m) where it was thinned, else None.
@@ -135,19 +137,22 @@ def within_slot(obj: ObjectGeometry, others: list[ObjectGeometry]) -> float | No
             if not np.all(np.abs(local[:2] - middle[:2]) < half[:2]):  # its centre over the slot
                 continue
             across = int(np.argmin(half[:2]))
-            room = 2 * float(half[across]) - SLOT_PLAY
-            if shape.size[1] <= room:
+            room = max(2 * float(half[across]) - SLOT_PLAY, SLOT_PLAY)
+            thickness = min(float(shape.size[1]), room)
+            offset = float(local[across] - middle[across])
+            reach = (room - thickness) / 2
+            inside = float(np.clip(offset, -reach, reach))
+            if thickness == shape.size[1] and inside == offset:
                 return None
             before = float(shape.size[1])
-            size = (shape.size[0], max(room, SLOT_PLAY), shape.size[2])
-            obj.fitted.shape = dataclasses.replace(shape, size=size)
+            obj.fitted.shape = dataclasses.replace(shape, size=(shape.size[0], thickness, shape.size[2]))
             shift = np.zeros(3)
-            shift[across] = middle[across] - local[across]
+            shift[across] = inside - offset
             moved = np.abs(motion.positions - start).max(axis=1) > STILL
             first_moved = int(np.argmax(moved)) if moved.any() else len(moved)
             motion.positions[:first_moved] += turn @ shift
             obj.fitted.position = obj.fitted.position + turn @ shift
-            return before
+            return before if thickness < before else None
     return None
 
 
