@@ -28,6 +28,7 @@ from ..geometry.camera import pose_matrix, yaw_rotation
 from ..geometry.contents import Contents, fill_points
 from ..geometry.parts import PART_ARMATURE, part_key
 from ..geometry.pieces import DEFAULT_DENSITY, GEOM_BOX
+from ..geometry.priors import support_height
 from ..geometry.shape_kinds import kind_entry
 from ..geometry.shapes import Shape
 from .gripper import CONTACT_SOLIMP, CONTACT_SOLREF, GripperSpec, add_gripper
@@ -396,8 +397,6 @@ def objects_at_frame(
     an object that starts inside the table would be thrown out of it. One standing on another object's
     support under it (a plate in its stand, on the slot's floor) is left there.
     """
-    from ..geometry.priors import support_height
-
     masses, frictions = masses or {}, frictions or {}
     objects = []
     for o in geometry.objects:
