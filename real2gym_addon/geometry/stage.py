@@ -729,13 +729,7 @@ def run_geometry(
     for obj in objects:  # in the world the camera's path was anchored to
         out_of_supports(obj, [o for o in objects if o is not obj])
         if obj.name in standing_in:
-            others = [o for o in objects if o is not obj]
-            thicker = within_slot(obj, others)
-            if thicker is not None:
-                log.warn("geometry", f"object '{obj.name}': fitted {thicker * 1000:.0f} mm thick, thicker than the "
-                         f"slot it stands in at its start; made {obj.fitted.shape.size[1] * 1000:.0f} mm: check its "
-                         "thickness")  # fmt: skip
-            onto_support(obj, others)
+            _in_its_slot(obj, objects, log)
     part_keyframes, joints_started = [], time.perf_counter()
     if segmentation.parts:
         progress.step("fitting the moving parts' joints", span[0] + 0.85 * (span[1] - span[0]))
@@ -780,12 +774,8 @@ def run_geometry(
             keyframes += pour_keyframes(moved.name, moved.fitted.shape, moved.motion, moved.contents)
         if gripper is None:
             rest_until_lifted(moved.motion, keyframes, seen_rise(moved.motion, moved.fitted.shape.size[2]))
-            if (
-                moved.name in standing_in
-            ):  # its rest is now one pose until the lift: it stands in its slot again
-                others = [o for o in objects if o is not moved]
-                within_slot(moved, others)
-                onto_support(moved, others)
+            if moved.name in standing_in:  # its rest is now one pose until the lift: in its slot again
+                _in_its_slot(moved, objects, log)
             gripper = synthesise_gripper(
                 moved.fitted.shape, moved.motion, keyframes, pour=demo.task.type == POUR.name
             )
@@ -838,6 +828,17 @@ def _hand_at(moved: ObjectGeometry, masks: list[np.ndarray], hands: list, camera
     size, positions = moved.fitted.shape.size, moved.motion.positions
     seen = [hand_evidence(h.name, h.masks, masks, positions, size, camera, views_from_world) for h in hands]
     return max(seen, key=lambda e: int(e.touch.sum()))
+
+
+def _in_its_slot(obj: ObjectGeometry, objects: list[ObjectGeometry], log: WarningLog) -> None:
+    """A plate prompted standing in a stand or a slot: inside the slot it stands in (:func:`.priors.within_slot`,
+    said where it was thinned) and on its floor (:func:`.priors.onto_support`), until it moves."""
+    others = [o for o in objects if o is not obj]
+    thicker = within_slot(obj, others)
+    if thicker is not None:
+        log.warn("geometry", f"object '{obj.name}': fitted {thicker * 1000:.0f} mm thick, thicker than the slot it "
+                 f"stands in at its start; made {obj.fitted.shape.size[1] * 1000:.0f} mm: check its thickness")  # fmt: skip
+    onto_support(obj, others)
 
 
 def _top_height(fitted: FittedObject, views: list[RestView], name: str, log: WarningLog) -> FittedObject:
