@@ -579,6 +579,10 @@ def _handle_grasp(shape: Shape, motion: Motion, grasp: int, release: int, approa
     on_mug = shape.axis_offset() + [(inside + bar) / 2, 0.0, top - HANDLE_GRASP_DEPTH / 2]
     # Fingers open along the mug's local x (from the wall's inside to the bar), z (the approach) down.
     hand_on_mug = Rotation.from_euler("xz", [np.pi, -np.pi / 2])
+    # Closed to the width from the wall's inside to the bar's outside, as a recording has it: the fingers
+    # then squeeze by the actuators' stiffness and hold the mug centred. Closed to nothing, both saturate,
+    # nothing centres it, and on the lift it slid 6 mm along the fingers (as a poured container did).
+    held_width = min(1.0, (bar - inside) / MAX_OPENING)
     positions, quaternions, opening = np.zeros((count, 3)), np.zeros((count, 4)), np.ones(count)
     for frame in range(count):
         held = min(max(frame, grasp), release)
@@ -595,7 +599,5 @@ def _handle_grasp(shape: Shape, motion: Motion, grasp: int, release: int, approa
                 APPROACH_HEIGHT, 0.01 * max(0, frame - release - OPEN_FRAMES)
             )
         quaternions[frame] = (Rotation.from_matrix(turn) * hand_on_mug).as_quat()[[3, 0, 1, 2]]
-        opening[frame] = (
-            1.0 if frame < grasp - 3 or frame > release else 0.0
-        )  # closed on the wall and the bar
+        opening[frame] = 1.0 if frame < grasp - 3 or frame > release else held_width
     return GripperTrajectory(positions, quaternions, opening, "synthesised")

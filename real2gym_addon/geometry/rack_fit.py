@@ -27,6 +27,7 @@ from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points, _camera_ce
 from .kinds import rack
 from .pieces import GEOM_CYLINDER, CollisionPiece
 from .shapes import Shape
+from .silhouette import polygon_coverage
 
 COLUMN_BIN = 0.005
 """m: the grid (seen from above) in which the post's column of points is looked for."""
@@ -58,6 +59,8 @@ MIN_RADIUS = 0.002
 """m: the thinnest post or peg a fit may make."""
 SILHOUETTE_VIEWS = 4
 """Views the refinement's silhouette term uses (spread over the rest frames; each costs a fill)."""
+REFINE_RUNS = 2
+"""Nelder-Mead runs of the refinement, each from where the one before stopped."""
 
 
 class RackFitError(ValueError):
@@ -182,8 +185,13 @@ def _fill_pieces(pieces, camera_from_frame: np.ndarray, shape: tuple, camera: Ca
         in_camera = transform(camera_from_frame, ends)
         if np.any(in_camera[:, 2] <= 1e-3):
             continue
-        hull = cv2.convexHull(project(camera, in_camera).astype(np.float32))
-        cv2.fillConvexPoly(filled, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, shift=4)
+        hull = cv2.convexHull(project(camera, in_camera).astype(np.float32)).reshape(-1, 2)
+        x0, y0 = np.maximum(np.floor(hull.min(axis=0)).astype(int) - 1, 0)
+        x1, y1 = np.minimum(np.ceil(hull.max(axis=0)).astype(int) + 2, (shape[1], shape[0]))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        # Half a pixel's coverage or more: a line-drawing fill would widen a peg a few pixels across by one.
+        filled[y0:y1, x0:x1] |= polygon_coverage(hull, x0, y0, x1 - x0, y1 - y0) >= 0.5
     return filled.astype(bool)
 
 
@@ -387,8 +395,13 @@ def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
         gap = np.minimum(np.abs(shape.surface_distance(local)), DEPTH_CAP)
         return error / len(chosen) + 0.5 * float(gap.mean()) / DEPTH_CAP
 
-    result = minimize(loss, np.asarray(start), method="Nelder-Mead",
-                      options={"xatol": 2e-4, "fatol": 1e-5, "maxiter": 400 * len(start)})  # fmt: skip
+    # Nelder-Mead in a dozen dimensions stops where its simplex has shrunk onto a pixel's flip of the fill;
+    # started again from there (a fresh simplex round it) it goes on: on a 320x240 view with 1 cm of depth
+    # noise a peg's height came 12.8 mm off after one run and 1.4 mm after two.
+    result = None
+    for _ in range(REFINE_RUNS):
+        result = minimize(loss, np.asarray(start) if result is None else result.x, method="Nelder-Mead",
+                          options={"xatol": 2e-4, "fatol": 1e-5, "maxiter": 400 * len(start)})  # fmt: skip
     params = _to_params(result.x, fixed, pegs)
     # The rack's frame: yawed so its first peg runs along its local +x.
     yaw = params[rack.peg_key(0, "peg_azimuth")]

@@ -173,8 +173,8 @@ def _filmed(params: dict, yaw: float, at: tuple[float, float], azimuth: float, n
 @pytest.mark.parametrize(("azimuth", "noise"), [(-60.0, 0.003), (-120.0, 0.0), (-90.0, 0.01)])
 def test_a_rack_is_fitted_from_its_depth_and_silhouette(azimuth: float, noise: float) -> None:
     """Its post, base and pegs from one camera (3 mm and 1 cm of depth noise too): the pegs' shared length
-    within 5 mm, elevation within 2 degrees, radius within 2 mm, each peg's height within 6 mm (12 mm with 1 cm
-    of noise) and direction within 5 degrees."""
+    within 5 mm, elevation within 2 degrees, radius within 2 mm, each peg's height within 6 mm and
+    direction within 5 degrees (6 with 1 cm of noise)."""
     from real2gym.real2gym_addon.geometry.rack_fit import fit_rack
 
     changes = {
@@ -193,13 +193,12 @@ def test_a_rack_is_fitted_from_its_depth_and_silhouette(azimuth: float, noise: f
     assert p["peg_radius"] == pytest.approx(true["peg_radius"], abs=0.002)
     assert p["post_radius"] == pytest.approx(true["post_radius"], abs=0.002)
     for i in range(3):
-        assert p[f"peg{i}_height"] == pytest.approx(
-            true[f"peg{i}_height"], abs=0.006 if noise < 0.005 else 0.012
-        )
+        assert p[f"peg{i}_height"] == pytest.approx(true[f"peg{i}_height"], abs=0.006)
         turned = math.remainder(
             p[f"peg{i}_azimuth"] + fitted.yaw - true[f"peg{i}_azimuth"] - yaw, 2 * math.pi
         )
-        assert abs(math.degrees(turned)) < 5
+        # One view leaves a peg's turn to its depth: under 1 cm of noise, 5.2 degrees (peg_prior.py's work).
+        assert abs(math.degrees(turned)) < (5 if noise < 0.005 else 6)
     # The post stands where it stood: its foot is the fitted frame's post origin.
     foot = fitted.position + Rotation.from_euler("z", fitted.yaw).apply(rack.post_offset(fitted.shape))
     assert np.hypot(*(foot[:2] - at)) < 0.005 and abs(foot[2]) < 1e-9
@@ -269,14 +268,20 @@ KEYFRAMES = [
 ]
 
 
-def _inside(mug: ObjectGeometry, tree: ObjectGeometry, peg: int) -> bool:
+def _inside(mug: ObjectGeometry, tree: ObjectGeometry, peg: int, below_arm: bool = True) -> bool:
+    """Peg ``peg`` crosses the hung mug's handle between its wall and its bar (and, with ``below_arm``,
+    under its upper arm)."""
     origin, turn = _post_frame(tree)
     crossing = _crossing(
         tree.fitted.shape.params, peg, origin, turn, mug.motion.positions[-1], mug.motion.rotation(-1)
     )
     x0, x1, under_arm = _hole(MUG)
     radius = tree.fitted.shape.params["peg_radius"]
-    return crossing is not None and x0 + radius <= crossing[0] <= x1 - radius and crossing[1] <= under_arm
+    return (
+        crossing is not None
+        and x0 + radius <= crossing[0] <= x1 - radius
+        and (crossing[1] <= under_arm or not below_arm)
+    )
 
 
 def test_the_true_peg_passes_through_the_hung_mugs_handle() -> None:
@@ -287,30 +292,33 @@ def test_the_true_peg_passes_through_the_hung_mugs_handle() -> None:
 def test_a_peg_fitted_askew_is_moved_through_the_handle_of_the_mug_hung_on_it(
     turn_deg: float, shift: float
 ) -> None:
-    """As little as the opening needs: a peg already through the handle keeps its turn and is only brought
-    up or down to bear on the upper arm."""
+    """As little as the opening needs: a peg already through the handle keeps its turn; one beside it is
+    turned into it. Its height stays as fitted (the hung handle's pose is less sure of it than the fit)."""
     mug = _hung_mug(1, along=0.08)
     askew = TREE["peg1_azimuth"] + math.radians(turn_deg)
     fitted = _rack(peg1_azimuth=askew, peg1_height=TREE["peg1_height"] + shift)
-    through = _inside(mug, fitted, 1)
+    through = _inside(mug, fitted, 1, below_arm=False)
     assert through == (abs(turn_deg) < 5)
     foot_before, _ = _post_frame(fitted)
     log = WarningLog()
     peg_through_handle(mug, fitted, KEYFRAMES, None, log)
-    assert _inside(mug, fitted, 1)
+    assert _inside(mug, fitted, 1, below_arm=False)
     params = fitted.fitted.shape.params
     turned = math.remainder(params["peg1_azimuth"] - askew, 2 * math.pi)
     if through:
         assert turned == 0.0
     else:
         assert 0 < -turned / math.radians(turn_deg) < 1
-    assert abs(params["peg1_height"] - TREE["peg1_height"]) < 0.002
+    assert params["peg1_height"] == TREE["peg1_height"] + shift
     # The other pegs and the post stay where they were fitted.
     assert params["peg0_azimuth"] == TREE["peg0_azimuth"] and params["peg2_height"] == TREE["peg2_height"]
     assert np.allclose(_post_frame(fitted)[0], foot_before, atol=1e-9)
     assert np.allclose(fitted.motion.positions, fitted.fitted.position)
     assert fitted.fitted.shape.size == pytest.approx(rack.size_of(params))
-    assert "peg 1 turned" in log.warnings[0].message and "'mug'" in log.warnings[0].message
+    if through:  # nothing changed, nothing said
+        assert not log.warnings
+    else:
+        assert "peg 1 turned" in log.warnings[0].message and "'mug'" in log.warnings[0].message
 
 
 def _unchanged(mug: ObjectGeometry, fitted: ObjectGeometry, keyframes=KEYFRAMES) -> bool:
@@ -427,6 +435,7 @@ def test_without_a_recording_a_mug_is_taken_by_its_handle_and_the_hand_turns_wit
     in the hand), keeps its pose on the mug as the mug is tipped about a peg, and leaves along the mug's
     axis once its fingers have opened."""
     from real2gym.real2gym_addon.geometry.keyframes import OPEN_FRAMES, synthesise_gripper
+    from real2gym.real2gym_addon.mjcf.gripper import MAX_OPENING
 
     frames, grasp, release = 60, 15, 45
     positions = np.tile([0.2, 0.1, MUG.size[2] / 2], (frames, 1))
@@ -436,7 +445,10 @@ def test_without_a_recording_a_mug_is_taken_by_its_handle_and_the_hand_turns_wit
     motion = Motion(positions, np.full(frames, 0.7), np.ones(frames, bool), tilts=tilts)
     events = [{"frame": grasp, "event": "grasp"}, {"frame": release, "event": "release"}]
     hand = synthesise_gripper(MUG, motion, events)
-    assert np.all(hand.opening[grasp : release + 1] == 0.0) and np.all(hand.opening[release + 1 :] == 1.0)
+    # Closed to the span from the wall's inside to the bar's outside (the actuators squeeze past it and
+    # centre the mug; closed to nothing, both saturated and the mug slid 6 mm along the fingers).
+    span = (MUG.params["handle_reach"] - MUG.params["inner_radius"]) / MAX_OPENING
+    assert np.allclose(hand.opening[grasp : release + 1], span) and np.all(hand.opening[release + 1 :] == 1.0)
 
     def on_mug(frame: int) -> tuple[np.ndarray, np.ndarray]:
         turn = motion.rotation(frame)
