@@ -54,6 +54,7 @@ from .fixes.edits import (
     COACD_THRESHOLD_RANGE,
     KEYFRAME_EVENTS,
     MAX_OFFSET_M,
+    PEG_RADIUS_RANGE,
     SCALE_RANGE,
     SLOT_WIDTH_RANGE,
 )
@@ -323,6 +324,7 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
             args.pour_offset,
             args.place_offset,
             args.slot_width,
+            args.peg_radius,
             args.part,
         )  # fmt: skip
     )
@@ -359,6 +361,8 @@ def _requested_fixes(args: argparse.Namespace, report: Report) -> list[dict]:
         fixes.append({"kind": "place_offset", "object": args.object, "delta": list(args.place_offset)})
     if args.slot_width is not None:
         fixes.append({"kind": "slot_width", "object": args.object, "width_m": args.slot_width})
+    if args.peg_radius is not None:
+        fixes.append({"kind": "peg_radius", "object": args.object, "radius_m": args.peg_radius})
     joint_args = {"axis": args.joint_axis, "pivot": args.joint_pivot, "range": args.joint_range,
                   "damping": args.joint_damping, "frictionloss": args.joint_frictionloss}  # fmt: skip
     if any(v is not None for v in joint_args.values()) and not args.part:
@@ -645,6 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--slot-width", type=number_in(*SLOT_WIDTH_RANGE), metavar="METRES",
                      help="set a dish rack's slots this wide (divider to divider); the slots stay where they are, "
                      "the dividers thin (the pitch grows where they would be under 1 mm)")  # fmt: skip
+    fix.add_argument("--peg-radius", type=number_in(*PEG_RADIUS_RANGE), metavar="METRES",
+                     help="set a rack's pegs' radius (they share one); the post stays where it stands")  # fmt: skip
     fix.add_argument("--set-down", type=whole_in(0, 1_000_000), metavar="FRAME",
                      help="the object stands on its support from FRAME: the hand goes no farther along its "
                           "approach axis from there until it lets go")  # fmt: skip

@@ -19,7 +19,7 @@ from scipy.spatial.transform import Rotation
 from ..errors import Real2GymError
 from ..geometry.camera import pose_at, report_camera_from_world
 from ..geometry.carry import gripper_hold
-from ..geometry.kinds import dish_rack
+from ..geometry.kinds import dish_rack, rack
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING
 from ..trajectory import min_jerk
@@ -29,7 +29,7 @@ from .probe import opening_probe
 
 FIX_KINDS = (
     "radius_scale", "scale", "offset", "collision", "keyframe", "release_opening", "approach", "grasp_height",
-    "release_above", "set_down", "joint", "pour_offset", "place_offset", "slot_width",
+    "release_above", "set_down", "joint", "pour_offset", "place_offset", "slot_width", "peg_radius",
 )  # fmt: skip
 SCALE_RANGE = (0.2, 5.0)
 """Factors a scale or rim-scale fix may apply: beyond them it is a new object, not a fix."""
@@ -516,6 +516,29 @@ def slot_width(report: dict, name: str, width: float) -> None:
     _write_shape(entry, dataclasses.replace(shape, size=size, params=params))
 
 
+PEG_RADIUS_RANGE = (0.001, 0.03)
+"""m: the peg radii a rack's peg-radius fix may set."""
+
+
+def peg_radius(report: dict, name: str, radius: float) -> None:
+    """Sets a rack's pegs' radius (m; they share one). The post stays where it stands on every frame: the rack's
+    box, which its pegs' ends bound, is moved with its new extent.
+
+    A peg a few pixels across is fitted from them: one fitted thicker than the hung mug's handle leaves room
+    for keeps the handle off it.
+    """
+    entry = find_object(report, name)
+    shape = Shape.from_report(entry)
+    if shape.kind != rack.RACK.name:
+        raise FixError(f"object '{name}' is a {shape.kind}, not a rack: it has no pegs to thin")
+    params = dict(shape.params, peg_radius=float(radius))
+    moved = dataclasses.replace(shape, size=rack.size_of(params), params=params)
+    shift = rack.post_offset(shape) - rack.post_offset(moved)  # local: where the box's centre goes
+    turns = Rotation.from_quat([np.roll(frame["quaternion_world"], -1) for frame in entry["frames"]])
+    _set_positions(report, entry, _positions(entry) + turns.apply(shift))
+    _write_shape(entry, moved)
+
+
 def _rest_after(report: dict, entry: dict, frame: int) -> None:
     """The object stays as it is on ``frame`` for the rest of the video (where a moved placing puts it, it
     rests: the video's fall from where it was let go is no longer what happens)."""
@@ -596,6 +619,8 @@ def apply_fix(report: dict, fix: dict) -> dict:
             place_offset(report, name, tuple(fix["delta"]))
         elif kind == "slot_width":
             slot_width(report, name, float(fix["width_m"]))
+        elif kind == "peg_radius":
+            peg_radius(report, name, float(fix["radius_m"]))
         elif kind == "approach":
             clearance = fix.get("clearance_m")
             approach(report, name, fix["phase"], None if clearance is None else float(clearance),
@@ -703,6 +728,8 @@ def check_fix_arguments(fix: dict, frames: int) -> None:
         _boolean(fix, "limit", "the release opening's limit")
     elif kind == "slot_width":
         _real(fix.get("width_m"), "the slot width (metres)", *SLOT_WIDTH_RANGE)
+    elif kind == "peg_radius":
+        _real(fix.get("radius_m"), "the pegs' radius (metres)", *PEG_RADIUS_RANGE)
     elif kind == "grasp_height":
         _real(fix.get("rise_m"), "the grasp's rise (metres)", 0.001, MAX_OFFSET_M)
     elif kind == "release_above":

@@ -14,10 +14,12 @@ import dataclasses
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..geometry.shape_kinds import DISH_RACK, SHELF
+from ..geometry.peg_prior import handle_opening
+from ..geometry.shape_kinds import DISH_RACK, RACK, SHELF
 from ..geometry.shapes import Shape
 from ..mjcf.gripper import FINGERTIP_BELOW, MAX_OPENING, GripperSpec
 from .edits import (
+    PEG_RADIUS_RANGE,
     SET_DOWN_PRESS,
     descent_below,
     find_object,
@@ -374,6 +376,33 @@ def dish_rack_slots(context: SuggestionContext, made: list[dict]) -> list[dict]:
     }]  # fmt: skip
 
 
+PEG_ROOM = 0.002
+"""m: a peg with less than this each side of it in the handle's loop does not go through it."""
+
+
+def rack_pegs(context: SuggestionContext, made: list[dict]) -> list[dict]:
+    """Thin a rack's pegs (`peg_radius`) that leave less than 2 mm each side in the hung object's handle, where
+    the hang fails (its task, or the hold: a handle pushed onto a peg it cannot take slides in the hand), to
+    half the loop's width: the handle's path is measured a few millimetres unsure, and a peg that fills the
+    loop but for 2 mm still lifted it off its path in the hand (10.2 mm of slip, limit 10)."""
+    target, failing = context.target, context.failing & {"task_success", "grasp_held"}
+    if target is None or target.kind != RACK.name or not context.moved.has_handle or not failing:
+        return []
+    if any(s["fix"]["kind"] == "peg_radius" for s in made):
+        return []
+    room = min(handle_opening(context.moved))
+    wanted = round(room / 4, 4)
+    radius = target.params["peg_radius"]
+    if 2 * (radius + PEG_ROOM) <= room or wanted < PEG_RADIUS_RANGE[0]:
+        return []  # the pegs go through, or no peg could
+    return [{
+        "text": f"the {context.moved_name}'s handle leaves {room * 1000:.0f} mm for the {context.target_name}'s "
+                f"pegs, {2 * radius * 1000:.0f} mm thick: thin them to {2 * wanted * 1000:.0f} mm?",
+        "check": "task_success" if "task_success" in failing else "grasp_held", "frame": context.release,
+        "fix": {"kind": "peg_radius", "object": context.target_name, "radius_m": wanted},
+    }]  # fmt: skip
+
+
 def task_fixes(context: SuggestionContext, made: list[dict]) -> list[dict]:
     """Move the hand's path over the target while a pour spills (`pour_offset`), or where it lets the object go
     onto a shelf's board (`place_offset`), or widen a dish rack's slots narrower than the object (`slot_width`);
@@ -383,6 +412,8 @@ def task_fixes(context: SuggestionContext, made: list[dict]) -> list[dict]:
         return pour_aim(context, made)
     if "turned_as_video_ends" in context.checks.get("task_success", {}):
         return shelf_reach(context, made) or dish_rack_slots(context, made)
+    if context.target is not None and context.target.kind == RACK.name:
+        return rack_pegs(context, made)
     return container_opening(context, made)
 
 
@@ -406,6 +437,13 @@ def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
     keyframe to where the fingers hold (`keyframe`); where the video shows the object standing on its
     support as the fingers lose it and the recorded hand pushes on down, hold the hand where it sets the
     object down (`set_down`)."""
+    if context.target is not None and context.target.kind == RACK.name:
+        # A handle held onto a peg it cannot take: the peg, not the hold's timing.
+        if any(s["fix"]["kind"] == "peg_radius" for s in made):
+            return []
+        pegs = rack_pegs(context, made)
+        if pegs:
+            return pegs
     report, moved_name, release = context.report, context.moved_name, context.release
     grasp = context.checks.get("grasp_held", {})
     grasp_frame = keyframe_frame(report, "grasp", moved_name)
