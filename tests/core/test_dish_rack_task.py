@@ -60,6 +60,18 @@ def test_a_dish_rack_with_impossible_slots_is_refused_by_name(changes, says) -> 
         _rack(**changes).collision_pieces()
 
 
+def test_a_rack_as_wide_as_its_row_is_simulated_again_from_its_report() -> None:
+    """report.json keeps 10 micrometres: a row as wide as its rack may read back a little wider than it."""
+    params = {"base_thickness": 0.0115, "slot_count": 4.0, "pitch": 0.0303051, "slot_width": 0.0162849}
+    width = dish_rack.row_width(params)
+    entry = Shape(dish_rack.DISH_RACK.name, (0.1024, width, 0.0818), params).to_report()
+    again = Shape.from_report(entry)
+    assert dish_rack.row_width(again.params) > again.size[1]  # the rounding's doing
+    assert len(again.collision_pieces()) == 1 + 5
+    with pytest.raises(ValueError, match="cannot hold"):  # a row a millimetre wider is still refused
+        Shape(dish_rack.DISH_RACK.name, (0.1024, width - 0.001, 0.0818), params).collision_pieces()
+
+
 def test_a_plate_on_its_edge_has_its_axis_along_y_and_is_not_round() -> None:
     assert not PLATE.is_round and Shape("plate", (0.16, 0.16, 0.014), {"radius": 0.08}).is_round
     (piece,) = PLATE.collision_pieces()

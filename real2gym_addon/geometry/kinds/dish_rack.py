@@ -48,6 +48,12 @@ def slot_centres(params: dict) -> np.ndarray:
     return (np.arange(int(count)) + 0.5 - count / 2) * params["pitch"]
 
 
+ROUNDING = 1e-4
+"""m: how much wider than the rack its row may be read back: report.json keeps sizes and parameters to 10
+micrometres, and a row as wide as its rack, its pitch counted once per slot, came back up to 30 micrometres
+wider than it (a run's report then could not be simulated again)."""
+
+
 def row_width(params: dict) -> float:
     """m: the row of dividers' full width along y (outer divider face to outer divider face)."""
     return float(params["slot_count"] * params["pitch"] + params["pitch"] - params["slot_width"])
@@ -69,7 +75,7 @@ def dish_rack_pieces(shape) -> list[CollisionPiece]:
     """The base and each divider, as boxes that do not overlap."""
     p, half = shape.params, np.asarray(shape.size, float) / 2
     centres = slot_centres(p)
-    if row_width(p) > 2 * half[1] + 1e-6 or p["base_thickness"] >= 2 * half[2]:
+    if row_width(p) > 2 * half[1] + ROUNDING or p["base_thickness"] >= 2 * half[2]:
         raise ValueError(
             f"a dish rack of size {[round(float(s), 4) for s in shape.size]} m cannot hold {int(p['slot_count'])} "
             f"slots {p['pitch'] * 1000:.1f} mm apart ({row_width(p) * 1000:.1f} mm of dividers) on a base "
