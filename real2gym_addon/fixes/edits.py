@@ -534,7 +534,7 @@ def peg_radius(report: dict, name: str, radius: float) -> None:
     params = dict(shape.params, peg_radius=float(radius))
     moved = dataclasses.replace(shape, size=rack.size_of(params), params=params)
     shift = rack.post_offset(shape) - rack.post_offset(moved)  # local: where the box's centre goes
-    turns = Rotation.from_quat([np.roll(frame["quaternion_world"], -1) for frame in entry["frames"]])
+    turns = Rotation.from_quat([frame["quaternion_world"] for frame in entry["frames"]], scalar_first=True)
     _set_positions(report, entry, _positions(entry) + turns.apply(shift))
     _write_shape(entry, moved)
 

@@ -388,8 +388,6 @@ def rack_pegs(context: SuggestionContext, made: list[dict]) -> list[dict]:
     target, failing = context.target, context.failing & {"task_success", "grasp_held"}
     if target is None or target.kind != RACK.name or not context.moved.has_handle or not failing:
         return []
-    if any(s["fix"]["kind"] == "peg_radius" for s in made):
-        return []
     room = min(handle_opening(context.moved))
     wanted = round(room / 4, 4)
     radius = target.params["peg_radius"]
@@ -438,7 +436,8 @@ def grasp_timing(context: SuggestionContext, made: list[dict]) -> list[dict]:
     support as the fingers lose it and the recorded hand pushes on down, hold the hand where it sets the
     object down (`set_down`)."""
     if context.target is not None and context.target.kind == RACK.name:
-        # A handle held onto a peg it cannot take: the peg, not the hold's timing.
+        # A handle held onto a peg it cannot take: the peg explains the slip, not the hold's timing (offered
+        # once: task_success's rule is asked first).
         if any(s["fix"]["kind"] == "peg_radius" for s in made):
             return []
         pegs = rack_pegs(context, made)

@@ -7,8 +7,8 @@ one per divider, and across it they do not. Of the box's two ways round, the one
 row (local y). The runs' centres give the pitch and the count; their width the dividers' thickness (the
 depth's cleaning drops the pixel on each side of a jump, the smoothing and a divider's end face seen at an
 angle widen it: on the generated racks the widths came out 1-3 mm under the truth, with a pixel taken off
-4-6 mm); the points seen down the slots the base's top (their median). The row's place is then fitted to every point
-(their mean distance to the rack's boxes).
+4-6 mm); the median of the points seen down the slots the base's top. The row's place is then fitted to
+every point (their mean distance to the rack's boxes).
 
 Without depth, or where no runs show, the slots keep :func:`.kinds.dish_rack.default_params` and the
 caller says so.

@@ -56,11 +56,10 @@ def _hole(shape) -> tuple[float, float, float]:
 def handle_opening(shape) -> tuple[float, float]:
     """``(width, height)`` (m) of a handle's loop, what a peg passes through: from the wall's outer face to
     the bar, and between the arms."""
-    lower, upper, outer = shape.handle_pieces()
-    wall = upper.position[0] - upper.size[0] + shape.params["wall_thickness"] / 2  # the arms start mid-wall
-    width = outer.position[0] - outer.size[0] - wall
-    height = (upper.position[2] - upper.size[2]) - (lower.position[2] + lower.size[2])
-    return float(width), float(height)
+    root, bar, under_arm = _hole(shape)
+    lower = shape.handle_pieces()[0]
+    width = bar - (root + shape.params["wall_thickness"] / 2)  # the arms start mid-wall
+    return float(width), float(under_arm - (lower.position[2] + lower.size[2]))
 
 
 def _post_frame(target: ObjectGeometry) -> tuple[np.ndarray, np.ndarray]:

@@ -398,10 +398,11 @@ def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
     # Nelder-Mead in a dozen dimensions stops where its simplex has shrunk onto a pixel's flip of the fill;
     # started again from there (a fresh simplex round it) it goes on: on a 320x240 view with 1 cm of depth
     # noise a peg's height came 12.8 mm off after one run and 1.4 mm after two.
-    result = None
+    x = np.asarray(start)
     for _ in range(REFINE_RUNS):
-        result = minimize(loss, np.asarray(start) if result is None else result.x, method="Nelder-Mead",
+        result = minimize(loss, x, method="Nelder-Mead",
                           options={"xatol": 2e-4, "fatol": 1e-5, "maxiter": 400 * len(start)})  # fmt: skip
+        x = result.x
     params = _to_params(result.x, fixed, pegs)
     # The rack's frame: yawed so its first peg runs along its local +x.
     yaw = params[rack.peg_key(0, "peg_azimuth")]

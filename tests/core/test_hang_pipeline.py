@@ -50,7 +50,7 @@ def _entry(report: dict, name: str) -> dict:
 def _post_foot(entry: dict, frame: int = 0) -> np.ndarray:
     """The rack's post's foot (its axis at the rack's bottom) in the world, on ``frame``."""
     at = entry["frames"][frame]
-    turn = Rotation.from_quat(np.roll(at["quaternion_world"], -1))
+    turn = Rotation.from_quat(at["quaternion_world"], scalar_first=True)
     return np.asarray(at["position_world"]) + turn.apply(rack.post_offset(Shape.from_report(entry)))
 
 
