@@ -22,7 +22,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize
 
-from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points
+from .fit_base import DEPTH_CAP, FittedObject, RestView, all_points
 from .kinds import dish_rack
 from .shapes import Shape
 
@@ -173,7 +173,7 @@ def with_slots(fitted: FittedObject, views: list[RestView]) -> tuple[FittedObjec
     Each of the box's two ways round is tried as the row; the one whose runs repeat most evenly, and then
     whose boxes lie nearest the points, is kept.
     """
-    points = _all_points(views)
+    points = all_points(views)
     if len(points) > SCORE_POINTS:
         points = points[np.random.default_rng(0).choice(len(points), SCORE_POINTS, replace=False)]
     best = None

@@ -20,22 +20,22 @@ import cv2
 import numpy as np
 
 from ..demo import Camera
-from . import dish_rack_fit, plate_fit, shelf_fit
+from . import dish_rack_fit, plate_fit, shelf_fit, wall_rack_fit
 from .camera import invert, yaw_rotation
 from .fit_base import (
     DEPTH_CAP,
     DEPTH_WEIGHT,
     FittedObject,
     RestView,
-    _all_points,
-    _camera_centre,
     _depth_error,
     _restarted_minimize,
-    _sample,
     _silhouette_error,
+    all_points,
+    camera_centre,
+    depth_sample,
 )
 from .kinds import cabinet, door, drawer, shelf
-from .rack_fit import RackFitError, fit_rack
+from .rack_fit import RackFitError, fit_mug_tree
 from .shape_kinds import (
     AUTO,
     BOWL,
@@ -127,10 +127,10 @@ def _outside_trimmed_circle(xy: np.ndarray, rounds: int = 3) -> tuple[float, flo
 
 def fit_box(views: list[RestView], camera: Camera) -> FittedObject:
     """Fits an upright box resting on the table."""
-    points = _all_points(views)
+    points = all_points(views)
     centre, yaw, (sx, sy, sz) = _box_guess(points)
 
-    sample = _sample(views, points)
+    sample = depth_sample(views, points)
 
     def loss(x):
         shape = Shape(BOX.name, (abs(x[3]), abs(x[4]), abs(x[5])))
@@ -174,15 +174,15 @@ def _cylinder_guess(points: np.ndarray, camera_world: np.ndarray) -> tuple[float
 def fit_cylinder(views: list[RestView], camera: Camera, kind: str = CYLINDER.name) -> FittedObject:
     """Fits an upright cylinder (``kind`` = cylinder or plate), open cup (``cup``; ``mug``: a cup with a
     handle) or bowl (``bowl``)."""
-    points = _all_points(views)
-    cx, cy, radius, height, _ = _cylinder_guess(points, _camera_centre(views))
+    points = all_points(views)
+    cx, cy, radius, height, _ = _cylinder_guess(points, camera_centre(views))
     if kind == BOWL.name:
         # From the rim the depth shows: a straight wall's fit would make a bowl too low.
         return _fit_bowl(views, camera, points, (cx, cy, radius, height))
     if kind in (CUP.name, MUG.name):
         return _fit_cup(views, camera, points, (cx, cy, radius, height), needs_handle=kind == MUG.name)
 
-    sample = _sample(views, points)
+    sample = depth_sample(views, points)
 
     def loss(x):
         # The depth settles the height, which a flat object's silhouette hardly shows (a plate's).
@@ -207,14 +207,14 @@ def _fit_plate(views: list[RestView], camera: Camera, flat: FittedObject) -> Fit
     radius; the centre, radius and height are then fitted again with the dish in
     the depth term (a flat top between rim and middle would be too low).
     """
-    points = _all_points(views)
+    points = all_points(views)
     centre, radius, height = flat.position[:2], flat.shape.size[0] / 2, flat.shape.size[2]
     dish = _dish_guess(points, centre, radius, height)
     if dish is None:
         shape = Shape(PLATE.name, flat.shape.size, {"radius": radius}, fit_error=flat.shape.fit_error)
         return FittedObject(shape, flat.position, 0.0)
     width, depth = dish
-    sample = _sample(views, points)
+    sample = depth_sample(views, points)
 
     def shape_of(x):
         rim, tall = abs(x[2]), abs(x[3])
@@ -278,7 +278,7 @@ def _fit_cup(
         base, radius = base * handle["wall"] / radius, handle["wall"]
         # The handle's outer edge as the depth saw it: a convex outline would trade it for the gaps beside it.
         tip = np.array([cx, cy]) + handle["reach"] * direction
-    sample = _sample(views, points)
+    sample = depth_sample(views, points)
 
     def shape_of(x):
         rim, tall = abs(x[2]), abs(x[3])
@@ -441,7 +441,7 @@ def _fit_bowl(
         rim, tall, foot = abs(x[2]), abs(x[3]), float(np.clip(abs(x[4]), 0.05 * abs(x[2]), abs(x[2])))
         return Shape(BOWL.name, (2 * rim, 2 * rim, tall), {"outer_radius": rim, "base_radius": foot})
 
-    sample = _sample(views, points)
+    sample = depth_sample(views, points)
 
     def loss(x):
         shape = shape_of(x)
@@ -561,7 +561,7 @@ def fit_articulated(
     if kind == CABINET.name:
         return fit_open_box(views, camera, params_for)
     box = fit_box(views, camera)
-    toward = _camera_centre(views)[:2] - box.position[:2]
+    toward = camera_centre(views)[:2] - box.position[:2]
     size = box.shape.size
     turns = []
     for turn in range(4):
@@ -614,10 +614,10 @@ def fit_open_box(
     on each of the box's sides that face the camera (from the points' upright box, :func:`_box_guess`),
     the one whose silhouettes and depth agree best is kept.
     """
-    points = _all_points(views)
-    sample = _sample(views, points)
+    points = all_points(views)
+    sample = depth_sample(views, points)
     centre, yaw, size = _box_guess(points)
-    toward = _camera_centre(views)[:2] - centre[:2]
+    toward = camera_centre(views)[:2] - centre[:2]
 
     def extents_of(x) -> tuple[float, float, float]:
         return tuple(max(abs(float(v)), MIN_CABINET) for v in x[3:6])
@@ -659,7 +659,7 @@ def fit_open_box(
 
 def fit_mesh(views: list[RestView]) -> FittedObject:
     """A convex hull of the points, closed down to the table (the fallback)."""
-    points = _all_points(views)
+    points = all_points(views)
     footprint = points.copy()
     footprint[:, 2] = 0.0
     cloud = np.concatenate([points, footprint])
@@ -723,8 +723,21 @@ def fit_shape(
     return fitted, None
 
 
+def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+    """A rack: a hook board on a wall where its depth points hang in the air (:mod:`.wall_rack_fit`), else a
+    mug tree (:func:`.rack_fit.fit_mug_tree`).
+
+    Raises:
+        RackFitError: No depth, or the depth shows no post, plate or peg (the message says which).
+    """
+    points = all_points(views)
+    if all(v.from_depth for v in views) and wall_rack_fit.is_on_wall(points):
+        return wall_rack_fit.fit_wall_rack(views, camera, points)
+    return fit_mug_tree(views, camera)
+
+
 def _fit_rack_hint(views: list[RestView], camera: Camera) -> tuple[FittedObject, str | None]:
-    """A rack's fit (:func:`.rack_fit.fit_rack`), or a mesh closed down to the table where the depth shows
+    """A rack's fit (:func:`fit_rack`), or a mesh closed down to the table where the depth shows
     no post or peg; its thin pegs make a pixel's error a large share of its silhouette, so a loose fit is
     kept and said."""
     try:
@@ -744,8 +757,8 @@ def _fit_rack_hint(views: list[RestView], camera: Camera) -> tuple[FittedObject,
 def _fit_auto(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
     """``auto``: a box and the round kind the points suggest, the better kept."""
     box = fit_box(views, camera)
-    points = _all_points(views)
-    cx, cy, radius, height, hollow = _cylinder_guess(points, _camera_centre(views))
+    points = all_points(views)
+    cx, cy, radius, height, hollow = _cylinder_guess(points, camera_centre(views))
     # A handle makes a mug, even where its opening is not seen (a camera low down).
     base = _base_radius_guess(points, cx, cy, radius, height)
     handled = _find_handle(points, cx, cy, radius, base, height) is not None
@@ -770,7 +783,7 @@ def _fit_mesh_hint(views: list[RestView], camera: Camera, mesh=None) -> FittedOb
 def _fit_plate_hint(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
     """``plate``: lying flat, a low cylinder (a dish where its rim shows); standing on its edge where its
     points are an upright face (:mod:`.plate_fit`)."""
-    if plate_fit.stands_on_edge(_all_points(views)):
+    if plate_fit.stands_on_edge(all_points(views)):
         return plate_fit.fit_on_edge(views, camera)
     return fit_cylinder(views, camera, PLATE.name)
 

@@ -90,7 +90,7 @@ def _views_by_pose(views: list[RestView]) -> list[tuple[np.ndarray, list[np.ndar
     return list(groups.values())
 
 
-def _sample(views: list[RestView], points: np.ndarray, count: int = 600) -> np.ndarray:
+def depth_sample(views: list[RestView], points: np.ndarray, count: int = 600) -> np.ndarray:
     """A fixed random subset of the depth points, for a fit's depth term (none without depth)."""
     if not all(v.from_depth for v in views):
         return np.zeros((0, 3))
@@ -114,7 +114,8 @@ def _depth_error(shape: Shape, position: np.ndarray, yaw: float, points: np.ndar
     return DEPTH_WEIGHT * float(gap.mean()) / DEPTH_CAP
 
 
-def _all_points(views: list[RestView]) -> np.ndarray:
+def all_points(views: list[RestView]) -> np.ndarray:
+    """``Nx3``: every view's depth points (world, m) but the table's around the object (3 mm or lower)."""
     points = [v.points_world for v in views if len(v.points_world)]
     if not points:
         return np.zeros((0, 3))
@@ -122,7 +123,8 @@ def _all_points(views: list[RestView]) -> np.ndarray:
     return cloud[cloud[:, 2] > 0.003]  # drop the table around the object
 
 
-def _camera_centre(views: list[RestView]) -> np.ndarray:
+def camera_centre(views: list[RestView]) -> np.ndarray:
+    """``(3,)``: the first view's camera's centre, world frame (m)."""
     return invert(views[0].camera_from_world)[:3, 3]
 
 

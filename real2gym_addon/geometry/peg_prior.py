@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .stage import ObjectGeometry
 
 MAX_TURN = math.radians(10.0)
-"""rad: the most a peg is turned about the post to pass through the handle."""
+"""rad: the most a peg is turned about its root to pass through the handle."""
 MAX_SHIFT = 0.01
 """m: a peg this far below or above bearing on the handle's upper arm may be the one it hangs on."""
 HUNG_CLEARANCE = 0.02
@@ -63,7 +63,7 @@ def handle_opening(shape) -> tuple[float, float]:
 
 
 def _post_frame(target: ObjectGeometry) -> tuple[np.ndarray, np.ndarray]:
-    """The rack's post frame in the world: ``(origin (3,), rotation 3x3)`` (its axis at the rack's bottom)."""
+    """The rack's post frame in the world: ``(origin (3,), rotation 3x3)`` (:mod:`.kinds.rack`)."""
     turn = yaw_rotation(target.fitted.yaw)
     return target.fitted.position + turn @ rack.post_offset(target.fitted.shape), turn
 
@@ -71,7 +71,7 @@ def _post_frame(target: ObjectGeometry) -> tuple[np.ndarray, np.ndarray]:
 def _crossing(params: dict, i: int, origin, turn, position, rotation) -> np.ndarray | None:
     """Where peg ``i``'s axis crosses the handle's plane (the object's local y = 0): local ``(x, z)``, or None
     where it runs along that plane or crosses it off the peg."""
-    root = rotation.T @ (origin + turn @ [0.0, 0.0, params[rack.peg_key(i, "peg_height")]] - position)
+    root = rotation.T @ (origin + turn @ rack.peg_root(params, i) - position)
     direction = (
         rotation.T
         @ turn
@@ -129,7 +129,7 @@ def peg_through_handle(
     position, rotation = _hung_pose(obj, events.get("grasp"), release, gripper)
     if (
         position[2] + (hung.outline_points() @ rotation.T)[:, 2].min()
-        < shape.params["base_thickness"] + HUNG_CLEARANCE
+        < rack.floor(shape.params) + HUNG_CLEARANCE
     ):
         return
     origin, turn = _post_frame(target)
@@ -144,12 +144,12 @@ def peg_through_handle(
             continue
         aim = np.array([np.clip(crossing[0], low, high) if low < high else (x0 + x1) / 2, 0.0,
                         under_arm - radius / math.cos(elevation)])  # fmt: skip
-        local = turn.T @ (position + rotation @ aim - origin)
+        local = turn.T @ (position + rotation @ aim - origin) - rack.peg_root(params, i)
         rho = math.hypot(local[0], local[1])
         turned = math.remainder(
             math.atan2(local[1], local[0]) - params[rack.peg_key(i, "peg_azimuth")], 2 * math.pi
         )
-        shifted = local[2] - math.tan(elevation) * rho - params[rack.peg_key(i, "peg_height")]
+        shifted = local[2] - math.tan(elevation) * rho
         if (
             abs(turned) <= MAX_TURN
             and abs(shifted) <= MAX_SHIFT
@@ -166,7 +166,7 @@ def peg_through_handle(
     target.motion.positions[:] = centre
     log.warn(
         "geometry",
-        f"object '{target.name}': peg {i} turned {math.degrees(turned):+.1f} degrees about the post to pass "
+        f"object '{target.name}': peg {i} turned {math.degrees(turned):+.1f} degrees about its root to pass "
         f"through the handle of '{obj.name}', which hangs on it from frame {release} (a peg's turn is left to "
         f"its few, noisy depth readings)",
     )

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..demo import Camera
 from .camera import pose_matrix, yaw_rotation
-from .fit_base import FittedObject, RestView, _all_points, _camera_centre
+from .fit_base import FittedObject, RestView, all_points, camera_centre
 from .kinds.plate import ON_EDGE, PLATE
 from .shapes import Shape
 from .silhouette import silhouette_mismatch, silhouette_polygon
@@ -127,14 +127,14 @@ def _on_face(
 def fit_on_edge(views: list[RestView], camera: Camera) -> FittedObject:
     """The plate standing on its edge whose face the views' points show: its axis across the face, its radius
     and centre from its rim's points, its thickness from its silhouettes."""
-    points = _all_points(views)
+    points = all_points(views)
     along, across, width, _, _ = _spreads(points)
     middle = points[:, :2].mean(axis=0)
     xz = np.c_[(points[:, :2] - middle) @ along, points[:, 2]]
     top = float(np.percentile(xz[:, 1], 98))
     centre_x, radius = 0.0, width / 2
     centre_z = top - radius
-    eye = _camera_centre(views)
+    eye = camera_centre(views)
     face = _on_face(views, camera, middle, along, across)
     # The masks' outline on the face's plane is the rim's sides, where they are seen; its top there is the
     # far face's edge seen over the near one (1 cm high from 35 degrees above): the depth's top stands.

@@ -23,9 +23,9 @@ from scipy.optimize import minimize
 
 from ..demo import Camera
 from .camera import pose_matrix, project, transform, yaw_rotation
-from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points, _camera_centre, _sample
+from .fit_base import DEPTH_CAP, FittedObject, RestView, all_points, camera_centre, depth_sample
 from .kinds import rack
-from .pieces import GEOM_CYLINDER, CollisionPiece
+from .pieces import GEOM_BOX, GEOM_CYLINDER, CollisionPiece
 from .shapes import Shape
 from .silhouette import polygon_coverage
 
@@ -170,18 +170,23 @@ def _post_fill(view: RestView, camera: Camera, post: tuple) -> np.ndarray:
     axis_xy, radius, base_radius, base_top, top = post
     pieces = [CollisionPiece(GEOM_CYLINDER, (base_radius, base_top / 2, 0.0), (axis_xy[0], axis_xy[1], base_top / 2)),
               CollisionPiece(GEOM_CYLINDER, (radius, top / 2, 0.0), (axis_xy[0], axis_xy[1], top / 2))]  # fmt: skip
-    return _fill_pieces(pieces, view.camera_from_world, view.mask.shape, camera)
+    return fill_pieces(pieces, view.camera_from_world, view.mask.shape, camera)
 
 
-def _fill_pieces(pieces, camera_from_frame: np.ndarray, shape: tuple, camera: Camera) -> np.ndarray:
-    """Cylinder pieces (in the frame ``camera_from_frame`` maps from) projected and filled: a bool mask."""
+def fill_pieces(pieces, camera_from_frame: np.ndarray, shape: tuple, camera: Camera) -> np.ndarray:
+    """Cylinder and box pieces (in the frame ``camera_from_frame`` maps from) projected and filled: a bool
+    mask."""
     filled = np.zeros(shape, np.uint8)
     angles = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    corners = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T
     for piece in pieces:
-        radius, half_height, _ = piece.size
-        ring = np.c_[radius * np.cos(angles), radius * np.sin(angles), np.zeros(len(angles))]
-        ends = np.concatenate([(ring + [0.0, 0.0, e]) @ piece.rotation().T + np.asarray(piece.position)
-                               for e in (-half_height, half_height)])  # fmt: skip
+        if piece.kind == GEOM_BOX:
+            ends = (corners * piece.size) @ piece.rotation().T + np.asarray(piece.position)
+        else:
+            radius, half_height, _ = piece.size
+            ring = np.c_[radius * np.cos(angles), radius * np.sin(angles), np.zeros(len(angles))]
+            ends = np.concatenate([(ring + [0.0, 0.0, e]) @ piece.rotation().T + np.asarray(piece.position)
+                                   for e in (-half_height, half_height)])  # fmt: skip
         in_camera = transform(camera_from_frame, ends)
         if np.any(in_camera[:, 2] <= 1e-3):
             continue
@@ -221,7 +226,7 @@ def _pegs_from_mask(
     explained = _post_fill(view, camera, post)
     if known:
         peg_radius = max(0.6 * radius, MIN_RADIUS)
-        explained |= _fill_pieces(_peg_pieces(axis_xy, known, peg_radius), view.camera_from_world,
+        explained |= fill_pieces(_peg_pieces(axis_xy, known, peg_radius), view.camera_from_world,
                                   view.mask.shape, camera)  # fmt: skip
     explained = cv2.dilate(explained.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
     rest = (view.mask & ~explained).astype(np.uint8)
@@ -308,7 +313,7 @@ def _initial(views: list[RestView], camera: Camera, points: np.ndarray) -> tuple
     base_top = float(np.percentile(low[:, 2], 90)) if len(low) >= PEG_MIN_POINTS else 0.01
     post_radius = _post_radius(views, camera, axis_xy, base_top + 0.03, top - 0.02)
     # The camera sees the post's near side: its axis is a radius further from the camera.
-    toward = _camera_centre(views)[:2] - axis_xy
+    toward = camera_centre(views)[:2] - axis_xy
     surface = np.median(column[:, :2], axis=0)
     axis_xy = surface - post_radius * toward / max(np.linalg.norm(toward), 1e-9)
     base_radius = (
@@ -343,7 +348,7 @@ def _fill(shape: Shape, world_from_post: np.ndarray, view: RestView, camera: Cam
     camera_from_local = (
         view.camera_from_world @ world_from_post @ pose_matrix(-rack.post_offset(shape), np.eye(3))
     )
-    return _fill_pieces(shape.collision_pieces(), camera_from_local, view.mask.shape, camera)
+    return fill_pieces(shape.collision_pieces(), camera_from_local, view.mask.shape, camera)
 
 
 def _to_params(x: np.ndarray, fixed: dict, pegs: int) -> dict:
@@ -362,13 +367,13 @@ def _to_params(x: np.ndarray, fixed: dict, pegs: int) -> dict:
     return params
 
 
-def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+def fit_mug_tree(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
     """Fits a mug tree: its base, post and pegs (:mod:`.kinds.rack`), upright on the table.
 
     Raises:
         RackFitError: No depth, or the depth shows no post or no peg (the message says which).
     """
-    points = _all_points(views)
+    points = all_points(views)
     if not all(v.from_depth for v in views) or len(points) < 3 * PEG_MIN_POINTS:
         raise RackFitError(
             "a rack is fitted from depth: this video has none for it (give a mesh: shape 'mesh')"
@@ -381,7 +386,7 @@ def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
     for i in range(pegs):
         start += [params[rack.peg_key(i, "peg_height")], params[rack.peg_key(i, "peg_azimuth")]]
     chosen = [views[int(i)] for i in np.linspace(0, len(views) - 1, min(SILHOUETTE_VIEWS, len(views)))]
-    sample = _sample(views, points)
+    sample = depth_sample(views, points)
 
     def loss(x: np.ndarray) -> float:
         shape = Shape(rack.RACK.name, (1.0, 1.0, 1.0), _to_params(x, fixed, pegs))

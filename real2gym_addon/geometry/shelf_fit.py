@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..demo import Camera
-from .fit_base import DEPTH_CAP, FittedObject, RestView, _all_points, _camera_centre
+from .fit_base import DEPTH_CAP, FittedObject, RestView, all_points, camera_centre
 from .kinds import shelf
 from .shapes import Shape
 
@@ -131,13 +131,13 @@ def measure_boards(fitted: FittedObject, views: list[RestView], pixel: float = 0
     edge, seen face on). The edges survive where a coarse depth image loses a board's top seen at a grazing
     angle; the layers place a top seen from above more exactly.
     """
-    points = _all_points(views)
+    points = all_points(views)
     if not len(points):
         return None
     size = np.asarray(fitted.shape.size, float)
     half = size / 2
     local = _local(points, fitted)
-    camera = _local(_camera_centre(views)[None], fitted)[0]
+    camera = _local(camera_centre(views)[None], fitted)[0]
     inside = (np.abs(local[:, 1]) < half[1] - INSIDE_MARGIN) & (local[:, 0] > -half[0] + INSIDE_MARGIN)
     front = np.abs(local[:, 0] - half[0]) < FRONT_BAND
     layers = _layers(local[inside & ~front, 2], size[2])
@@ -204,7 +204,7 @@ def _with(fitted: FittedObject, boards: Boards | None) -> Shape | None:
 def _turns(fitted: FittedObject, views: list[RestView]) -> list[FittedObject]:
     """The fitted box and its quarter turns about its centre (extents swapped with them) whose front faces the
     camera: a box's silhouette does not say which of its sides is open."""
-    toward = _camera_centre(views)[:2] - fitted.position[:2]
+    toward = camera_centre(views)[:2] - fitted.position[:2]
     out = []
     for turn in range(4):
         yaw = fitted.yaw + turn * math.pi / 2
@@ -235,14 +235,14 @@ def with_boards(
     points is kept: the outer box alone fitted one shelf with its side taken for its front (0.36 m deep and
     0.25 m wide where it is 0.23 by 0.36), and only the inside, its back and boards, tells them apart.
     """
-    points = _all_points(views)
+    points = all_points(views)
     if len(points) > SCORE_POINTS:
         points = points[np.random.default_rng(0).choice(len(points), SCORE_POINTS, replace=False)]
     best = None
     for turned in _turns(fitted, views) or [fitted]:
         pixel = 0.0
         if camera is not None:
-            pixel = float(np.linalg.norm(_camera_centre(views) - turned.position)) / camera.fx
+            pixel = float(np.linalg.norm(camera_centre(views) - turned.position)) / camera.fx
         boards = measure_boards(turned, views, pixel)
         shape = _with(turned, boards)
         if shape is None:

@@ -58,7 +58,7 @@ from .parts import PartGeometry, part_key
 from .peg_prior import peg_through_handle
 from .pouring import contents_of, pour_keyframes
 from .priors import onto_support, out_of_supports, rest_until_lifted, support_height, within_slot
-from .shape_kinds import BOX, CABINET, PLATE
+from .shape_kinds import BOX, CABINET, PLATE, RACK
 from .silhouette import mask_outside, silhouette_iou, silhouette_mismatch, silhouette_polygon
 from .table import (
     GeometryError,
@@ -591,7 +591,9 @@ def run_geometry(
         from_above = lowest > RESTING_GAP
         # A plate standing on its edge in a stand or a slot: its rim's circle places its hidden bottom.
         in_a_stand = from_above and prompt.shape == PLATE.name
-        if from_above and not in_a_stand:
+        # A rack in the air is a hook board on a wall (geometry/wall_rack_fit.py): it rests on nothing.
+        on_a_wall = from_above and prompt.shape == RACK.name
+        if from_above and not (in_a_stand or on_a_wall):
             if not _seen_from_above(seen) and not prompt.parts:  # a cabinet's plinth may hide its foot
                 raise GeometryError(
                     f"object '{prompt.name}' does not rest on the table on frame {prompt.frame} (its lowest "
@@ -630,7 +632,7 @@ def run_geometry(
             )
         if in_a_stand:
             standing_in.add(prompt.name)
-        if from_above and not in_a_stand:
+        if from_above and not (in_a_stand or on_a_wall):
             fitted = _top_height(fitted, seen, prompt.name, log)
         visible = [entry["visible"] for entry in summary]
         leaves = None

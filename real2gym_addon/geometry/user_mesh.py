@@ -20,10 +20,10 @@ from .fit_base import (
     DEPTH_CAP,
     FittedObject,
     RestView,
-    _all_points,
     _restarted_minimize,
-    _sample,
     _silhouette_error,
+    all_points,
+    depth_sample,
 )
 from .shape_kinds import MESH
 from .shapes import Shape
@@ -51,8 +51,8 @@ def fit_user_mesh(
     Returns:
         A ``mesh`` shape with the user's faces (collided as its convex hull) and its pose.
     """
-    points = _all_points(views)
-    sample = _sample(views, points)
+    points = all_points(views)
+    sample = depth_sample(views, points)
     height = float(np.percentile(points[:, 2], 98))
     footprint = np.percentile(points[:, :2], [2, 98], axis=0).mean(axis=0)
     best = None

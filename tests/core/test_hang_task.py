@@ -175,7 +175,7 @@ def test_a_rack_is_fitted_from_its_depth_and_silhouette(azimuth: float, noise: f
     """Its post, base and pegs from one camera (3 mm and 1 cm of depth noise too): the pegs' shared length
     within 5 mm, elevation within 2 degrees, radius within 2 mm, each peg's height within 6 mm and
     direction within 5 degrees (6 with 1 cm of noise)."""
-    from real2gym.real2gym_addon.geometry.rack_fit import fit_rack
+    from real2gym.real2gym_addon.geometry.rack_fit import fit_mug_tree
 
     changes = {
         "peg_elevation": math.radians(22),
@@ -185,7 +185,7 @@ def test_a_rack_is_fitted_from_its_depth_and_silhouette(azimuth: float, noise: f
     }
     yaw, at = 0.4, (0.05, 0.02)
     views, camera = _filmed(changes, yaw, at, azimuth, noise)
-    fitted = fit_rack(views, camera)
+    fitted = fit_mug_tree(views, camera)
     p, true = fitted.shape.params, {**TREE, **changes}
     assert p["peg_count"] == 3
     assert p["peg_length"] == pytest.approx(true["peg_length"], abs=0.005)
