@@ -23,8 +23,12 @@ landed share is scored against the film's (target: within 10 points). For ``hang
 taken by its handle and hung on one of a mug tree's 2-3 pegs, seeded tree, mug and camera) films seeds 0-3
 with the robot's recording (``hang_rec``), the same films without it (``hang_norec``), and seeds 0-1 let go
 4 cm short of the peg (``hang_miss``, which must fail ``task_success``); the rack's fitted pegs are scored against the truth (length, radius, each
-peg's height: target 3 mm or 5 %; elevation). For ``stack``, tools/make_demo.py (its own MuJoCo model and gripper, not the project's
-exporter) films a block set on a larger free block (``--target base``) or dropped into a free bowl
+peg's height: target 3 mm or 5 %; elevation). The same with ``--wall`` (the rack a hook board screwed to a
+wall, 1-3 pegs in a row): seeds 0-3 with the recording (``hang_wall_rec``), without it (``hang_wall_norec``) and
+seeds 0-1 let go 4 cm short of the peg (``hang_wall_miss``, which must fail ``task_success``); the board's form,
+its plate (width, height, thickness) and its pegs' length and radius (target 3 mm or 5 %) and each peg's height
+and offset along the plate (target 3 mm) are scored against the truth. For ``stack``, tools/make_demo.py (its
+own MuJoCo model and gripper, not the project's exporter) films a block set on a larger free block (``--target base``) or dropped into a free bowl
 (``--target bowl``), each seed drawing the camera (azimuth -110 to -30 deg, elevation 30 to 50 deg,
 0.6 to 0.8 m away), the sizes (block 3.5-4.5 cm, base 5-8 cm, bowl rim 6.5-8 cm), a can beside them on
 odd seeds and stereo-like depth noise on seeds 2 and 3. Sets: with the robot's recording, the same films
@@ -94,9 +98,10 @@ INSERT_OPTIONS = ("--with-trajectory", "--given-masks")
 DISH_SEEDS = range(4)
 DISH_OPTIONS = ("--with-trajectory", "--given-masks")
 SETS = ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_norec", "hang_miss",
-        "shelve_rec", "shelve_norec", "shelve_miss", "dish_rec", "dish_norec", "dish_narrow", "insert_rec",
-        "insert_norec", "insert_narrow", "pour_rec", "pour_norec", "pour_miss")  # fmt: skip
-MISSES = ("stack_miss", "hang_miss", "shelve_miss", "dish_narrow", "pour_miss")
+        "hang_wall_rec", "hang_wall_norec", "hang_wall_miss", "shelve_rec", "shelve_norec", "shelve_miss",
+        "dish_rec", "dish_norec", "dish_narrow", "insert_rec", "insert_norec", "insert_narrow", "pour_rec",
+        "pour_norec", "pour_miss")  # fmt: skip
+MISSES = ("stack_miss", "hang_miss", "hang_wall_miss", "shelve_miss", "dish_narrow", "pour_miss")
 """The failing versions that must fail ``task_success``."""
 UNVERIFIED = ("insert_narrow",)
 """The failing versions that must not verify, whichever check names it (a hole narrower than the peg that the
@@ -178,6 +183,10 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 f"{HANG_MISS:g}",
                 *HANG_OPTIONS,
             ]
+        wanted[("hang_wall_rec", f"seed{seed}")] = ["--seed", str(seed), "--wall", *HANG_OPTIONS]
+        if seed < 2:
+            wanted[("hang_wall_miss", f"seed{seed}")] = ["--seed", str(seed), "--wall", "--miss", f"{HANG_MISS:g}",
+                                                         *HANG_OPTIONS]  # fmt: skip
     for seed in SHELVE_SEEDS:
         wanted[("shelve_rec", f"seed{seed}")] = ["--seed", str(seed), *SHELVE_OPTIONS]
         if seed < 2:
@@ -208,13 +217,16 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 *POUR_OPTIONS,
             ]
     chosen = _chosen_or_all()  # the recorded films are made for the sets without the recording too
-    derived = {"stack_rec": "stack_norec", "hang_rec": "hang_norec", "shelve_rec": "shelve_norec",
-               "dish_rec": "dish_norec", "insert_rec": "insert_norec", "pour_rec": "pour_norec"}  # fmt: skip
+    derived = {"stack_rec": "stack_norec", "hang_rec": "hang_norec", "hang_wall_rec": "hang_wall_norec",
+               "shelve_rec": "shelve_norec", "dish_rec": "dish_norec", "insert_rec": "insert_norec",
+               "pour_rec": "pour_norec"}  # fmt: skip
     wanted = {k: v for k, v in wanted.items() if k[0] in chosen or derived.get(k[0]) in chosen}
     tools = {
         "stack_cycles": "make_varied_demo.py",
         "hang_rec": "make_hang_demo.py",
         "hang_miss": "make_hang_demo.py",
+        "hang_wall_rec": "make_hang_demo.py",
+        "hang_wall_miss": "make_hang_demo.py",
         "shelve_rec": "make_shelve_demo.py",
         "shelve_miss": "make_shelve_demo.py",
         "dish_rec": "make_dish_rack_demo.py",
@@ -325,11 +337,14 @@ def _pour_figures(report: dict, truth: dict) -> dict:
 
 def _rack_errors(report: dict, truth: dict, target: str) -> dict:
     """A rack's fitted pegs against the truth: their shared length, radius and elevation, and each true peg's
-    height against the nearest fitted one's (m, degrees); nothing for another target."""
+    height against the nearest fitted one's (m, degrees); a hook board's (``_wall_rack_errors``) in its own
+    form; nothing for another target."""
     fitted = next(o for o in report["objects"] if o["name"] == target)
     if fitted["shape"] != "rack":
         return {}
     true, params = next(o for o in truth["objects"] if o["name"] == target), fitted["params"]
+    if "plate_thickness" in true:
+        return _wall_rack_errors(params, true)
     heights = [params[f"peg{i}_height"] for i in range(int(params["peg_count"]))]
     return {"peg_length_m": params["peg_length"] - true["peg_length"],
             "peg_radius_m": params["peg_radius"] - true["peg_radius"],
@@ -337,6 +352,28 @@ def _rack_errors(report: dict, truth: dict, target: str) -> dict:
             "peg_height_m": max(min(abs(h - true[f"peg{i}_height"]) for h in heights) for i in range(int(true["peg_count"]))),
             "pegs": f"{len(heights)} of {int(true['peg_count'])}", "true_peg_length_m": true["peg_length"],
             "true_peg_radius_m": true["peg_radius"]}  # fmt: skip
+
+
+WALL_RACK_DIMENSIONS = (("plate width", "plate_width"), ("plate height", "post_height"),
+                        ("plate thickness", "plate_thickness"), ("peg length", "peg_length"),
+                        ("peg radius", "peg_radius"))  # fmt: skip
+"""A hook board's dimensions scored against the truth (target 3 mm or 5 %): label, parameter."""
+
+
+def _wall_rack_errors(params: dict, true: dict) -> dict:
+    """A hook board's fitted dimensions (``WALL_RACK_DIMENSIONS``) and each true peg's height and offset along
+    the plate against the fitted peg nearest it (by both), each as ``(error m, true value m)``; a rack fitted
+    as a mug tree gives ``wall_form: False`` and no errors."""
+    if "plate_thickness" not in params:
+        return {"wall_form": False, "pegs": f"? of {int(true['peg_count'])}"}
+    dims = {label: (params[key] - true[key], true[key]) for label, key in WALL_RACK_DIMENSIONS}
+    fitted = [(params[f"peg{i}_height"], params[f"peg{i}_offset"]) for i in range(int(params["peg_count"]))]
+    for i in range(int(true["peg_count"])):
+        height, offset = true[f"peg{i}_height"], true[f"peg{i}_offset"]
+        near = min(fitted, key=lambda peg: np.hypot(peg[0] - height, peg[1] - offset))
+        dims[f"peg {i} height"] = (near[0] - height, height)
+        dims[f"peg {i} offset"] = (near[1] - offset, offset)
+    return {"wall_form": True, "wall_rack": dims, "pegs": f"{len(fitted)} of {int(true['peg_count'])}"}
 
 
 def run(args) -> list[Figure]:
@@ -360,7 +397,9 @@ def run(args) -> list[Figure]:
                   f"boards {row.get('boards', '-')}, board {task.get('board', '-')}, slot {task.get('slot', '-')}, "
                   "shelf off (mm) " + ", ".join(f"{k} {e * 1000:+.1f}" for k, (e, _) in row.get("shelf", {}).items())
                   + "; slots off (mm; a count as a count) " + ", ".join(f"{k} {e if k.endswith('count') else e * 1000:+.1f}"
-                                                         for k, (e, _) in row.get("slots", {}).items()),
+                                                         for k, (e, _) in row.get("slots", {}).items())
+                  + f"; hook board {'-' if 'wall_form' not in row else 'fitted' if row['wall_form'] else 'fitted as a mug tree'}"
+                  + " off (mm) " + ", ".join(f"{k} {e * 1000:+.1f}" for k, (e, _) in row.get("wall_rack", {}).items()),
                   file=sys.stderr, flush=True)  # fmt: skip
     return _figures(results)
 
@@ -370,7 +409,8 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
     figures, chosen = [], _chosen_or_all()
     for set_name, target in (("stack_rec", VERIFIED_WITH_TARGET), ("stack_norec", VERIFIED_WITHOUT_TARGET),
                              ("stack_cycles", VERIFIED_WITHOUT_TARGET), ("hang_rec", VERIFIED_WITH_TARGET),
-                             ("hang_norec", VERIFIED_WITHOUT_TARGET), ("shelve_rec", VERIFIED_WITH_TARGET),
+                             ("hang_norec", VERIFIED_WITHOUT_TARGET), ("hang_wall_rec", VERIFIED_WITH_TARGET),
+                             ("hang_wall_norec", VERIFIED_WITHOUT_TARGET), ("shelve_rec", VERIFIED_WITH_TARGET),
                              ("shelve_norec", VERIFIED_WITHOUT_TARGET), ("dish_rec", VERIFIED_WITH_TARGET),
                              ("dish_norec", VERIFIED_WITHOUT_TARGET), ("insert_rec", VERIFIED_WITH_TARGET),
                              ("insert_norec", VERIFIED_WITHOUT_TARGET), ("pour_rec", VERIFIED_WITH_TARGET),
@@ -459,6 +499,30 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
             within, target = None, ""
         figures.append(Figure(NAME, f"rack's {label}, worst error ({len(racks)} scenes)", worst, unit,
                               target=target, passed=within))  # fmt: skip
+    # A hook board's form, its plate and pegs: dimensions within 3 mm or 5 %, each peg's height and offset 3 mm.
+    boards = [r for name in ("hang_wall_rec", "hang_wall_norec", "hang_wall_miss") for r in results.get(name, {}).values()
+              if "wall_form" in r]  # fmt: skip
+    if boards:
+        right = sum(r["wall_form"] for r in boards)
+        figures.append(Figure(NAME, f"hook boards fitted as hook boards ({len(boards)} scenes)", right,
+                              f"of {len(boards)}", target="all", passed=right == len(boards)))  # fmt: skip
+    fitted = [r["wall_rack"] for r in boards if r["wall_form"]]
+    for label, _ in WALL_RACK_DIMENSIONS:
+        if not fitted:
+            break
+        errors = [board[label] for board in fitted]
+        worst = max(abs(e) for e, _ in errors)
+        within = all(abs(e) <= 0.003 or abs(e) <= 0.05 * t for e, t in errors)
+        figures.append(Figure(NAME, f"hook board's {label}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
+                              target="<= 3 mm or 5 %", passed=within))  # fmt: skip
+    for kind in ("height", "offset"):
+        errors = [
+            e for board in fitted for k, (e, _) in board.items() if k.startswith("peg ") and k.endswith(kind)
+        ]
+        if errors:
+            worst = max(abs(e) for e in errors) * 1000
+            figures.append(Figure(NAME, f"hook board's peg {kind} (each peg), worst error ({len(fitted)} scenes)",
+                                  worst, "mm", target="<= 3 mm", passed=worst <= 3))  # fmt: skip
     sizes = [r["size_error_m"] for rows in results.values() for r in rows.values() if r.get("ran")]
     if sizes:
         figures.append(Figure(NAME, "target's fitted box, worst error (a rack's box moves with its pegs)",

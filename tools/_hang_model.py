@@ -1,8 +1,11 @@
 """MuJoCo model of the hang scene (``_hang_scene``), built with ``mujoco.MjSpec``.
 
 Not the project's MJCF exporter: the pipeline is measured on data made another way. The rack is a body
-fixed to the world (named ``rack``, origin at the post's foot, turned by its yaw): a base disc, a post
-and one cylinder per peg (``rack_peg<i>``), wood-like. The mug (``mug``, free, origin at its bottom's
+fixed to the world (named ``rack``, origin at its post frame's origin, turned by its yaw): a mug tree's
+base disc and post, or a hook board's plate (a box, ``rack_plate``), and one cylinder per peg
+(``rack_peg<i>``), wood-like. A hook board's wall (``hook_wall``, a box standing on the table behind the
+plate) is scenery: in the environment's geom group, in no object's mask, but it collides, so that the
+simulation sees a mug or a hand that touches it. The mug (``mug``, free, origin at its bottom's
 middle) collides with a bottom disc and a ring of wall boxes (hidden, ``GROUP_HIDDEN``) and its handle's
 three boxes; a revolved shell shows its wall. Its density is set so that it weighs ``mug.mass``.
 
@@ -20,7 +23,7 @@ import mujoco
 import numpy as np
 from _demo_gripper import add_gripper
 from _demo_scene import GROUP_ENVIRONMENT, GROUP_GRIPPER, GROUP_HIDDEN
-from _hang_scene import GROUP_MUG, GROUP_RACK, TABLE_HALF, HangLayout, Mug, Rack
+from _hang_scene import GROUP_MUG, GROUP_RACK, TABLE_HALF, HangLayout, Mug, Rack, WallRack
 from scipy.spatial.transform import Rotation
 
 MUG_FRICTION = [0.6, 0.01, 0.0002]  # glazed ceramic
@@ -117,19 +120,32 @@ def add_environment(
                     dir=(away - [0, 0, 1.5]).tolist(), diffuse=[0.32, 0.32, 0.34], castshadow=False)  # fmt: skip
 
 
-def _add_rack(spec: mujoco.MjSpec, rack: Rack, rgba: list[float]) -> None:
+def _add_rack(spec: mujoco.MjSpec, rack: Rack | WallRack, rgba: list[float]) -> None:
     """The rack: fixed to the world, its geoms visible and colliding."""
     body = spec.worldbody.add_body(name="rack", pos=rack.foot.tolist(), quat=_quat(rack.rotation))
     look = {"group": GROUP_RACK, "rgba": rgba, "friction": RACK_FRICTION, "condim": 4}
     cylinder = mujoco.mjtGeom.mjGEOM_CYLINDER
-    body.add_geom(name="rack_base", type=cylinder, size=[rack.base_radius, rack.base_thickness / 2, 0],
-                  pos=[0, 0, rack.base_thickness / 2], **look)  # fmt: skip
-    body.add_geom(name="rack_post", type=cylinder, size=[rack.post_radius, rack.post_height / 2, 0],
-                  pos=[0, 0, rack.post_height / 2], **look)  # fmt: skip
+    if rack.on_wall:
+        half = [rack.plate_thickness / 2, rack.plate_width / 2, rack.post_height / 2]
+        body.add_geom(name="rack_plate", type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=[half[0], 0, half[2]],
+                      **look)  # fmt: skip
+    else:
+        body.add_geom(name="rack_base", type=cylinder, size=[rack.base_radius, rack.base_thickness / 2, 0],
+                      pos=[0, 0, rack.base_thickness / 2], **look)  # fmt: skip
+        body.add_geom(name="rack_post", type=cylinder, size=[rack.post_radius, rack.post_height / 2, 0],
+                      pos=[0, 0, rack.post_height / 2], **look)  # fmt: skip
     for index in range(len(rack.peg_heights)):
         root, tip = rack.peg_ends(index)
         body.add_geom(name=f"rack_peg{index}", type=cylinder, size=[rack.peg_radius, 0, 0], fromto=[*root, *tip],
                       **(look | PEG_CONTACT))  # fmt: skip
+
+
+def _add_hook_wall(spec: mujoco.MjSpec, rack: WallRack, rgba: list[float]) -> None:
+    """The wall a hook board is screwed to (``WallRack.wall_box``): scenery that collides."""
+    centre, half = rack.wall_box()
+    spec.worldbody.add_geom(name="hook_wall", type=mujoco.mjtGeom.mjGEOM_BOX, size=half.tolist(),
+                            pos=rack.to_world(centre).tolist(), quat=_quat(rack.rotation), rgba=rgba,
+                            group=GROUP_ENVIRONMENT)  # fmt: skip
 
 
 def mug_shell(mug: Mug, segments: int = 48) -> tuple[list[float], list[int]]:
@@ -176,7 +192,7 @@ def _add_mug(spec: mujoco.MjSpec, mug: Mug, rgba: list[float]) -> None:
 def build_model(
     layout: HangLayout, hand_pos: np.ndarray, hand_quat: np.ndarray, rng: np.random.Generator
 ) -> mujoco.MjModel:
-    """Compile the scene: environment, rack, mug, the gripper, the camera.
+    """Compile the scene: environment (and a hook board's wall), rack, mug, the gripper, the camera.
 
     Args:
         layout: The scene.
@@ -188,7 +204,9 @@ def build_model(
         The model; the camera is ``demo``.
     """
     spec = scene_spec("real2gym_hang", layout, noslip_iterations=3)
-    add_environment(spec, layout.camera_rot, layout.rack.foot + [0, 0, 0.15], rng)
+    add_environment(spec, layout.camera_rot, np.r_[layout.rack.foot[:2], 0.15], rng)
+    if layout.rack.on_wall:
+        _add_hook_wall(spec, layout.rack, layout.colours["wall"])
     _add_rack(spec, layout.rack, layout.colours["rack"])
     _add_mug(spec, layout.mug, layout.colours["mug"])
     add_gripper(spec, hand_pos, hand_quat, GROUP_GRIPPER)

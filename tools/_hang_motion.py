@@ -7,19 +7,19 @@ of the 4-5 mm wall alone would give about 1 N). The loop below the upper arm sta
 
 The script, in segments of ``_articulated_motion``'s ``Script`` (positions by minimum jerk, rotations
 by slerp): over the mug, down, close, lift, carry it (turning it so that its loop opens along the peg)
-to beyond the peg's tip, lower it to the peg's line, thread the handle along the peg towards the post,
-seat it (the peg in the loop's top outer corner, under the upper arm and against the bar, a millimetre
-or so clear), tip it about the peg until its centre of mass is under the peg (as it will hang: the
-finger inside the mug would be caught by the rim were the mug let swing there), open, draw the fingers
-out of the mug along its axis and back away. Poses are in the world frame; the grip is the per-finger
-opening (m, 0 closed).
+to beyond the peg's tip, lower it to the peg's line, thread the handle along the peg towards its root
+(the post, or a hook board's plate), seat it (the peg in the loop's top outer corner, under the upper arm
+and against the bar, a millimetre or so clear), tip it about the peg until its centre of mass is under
+the peg (as it will hang: the finger inside the mug would be caught by the rim were the mug let swing
+there), open, draw the fingers out of the mug along its axis and back away. Poses are in the world
+frame; the grip is the per-finger opening (m, 0 closed).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from _articulated_motion import Script
-from _demo_gripper import FINGER_TRAVEL
+from _demo_gripper import FINGER_HALF, FINGER_TRAVEL, FINGERTIP_BELOW_CENTRE, PALM_HALF
 from _demo_plan import Plan
 from _hang_scene import HangLayout, Mug, rotation_z
 from scipy.spatial.transform import Rotation
@@ -34,19 +34,27 @@ _SHARES = {
 }  # fmt: skip
 # The grasp's frame in the mug frame: fingers opening along the mug's x, approaching down its axis.
 GRASP_ROTATION = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]])
+FLANGE_HALF = (0.032, 0.032, 0.018)  # the box round the gripper's flange, gripper frame (m)
 
 
 def seat(layout: HangLayout) -> tuple[np.ndarray, float]:
     """Where the peg's axis goes in the handle (mug frame, m, at the handle's middle plane) and by how much
-    (rad) the mug is then tipped about it, its handle up, to bring its centre of mass under the peg.
+    (rad) the mug is then tipped about it, its handle up, to bring its centre of mass under the peg
+    (``seat_on_peg`` of the layout's mug and rack)."""
+    return seat_on_peg(layout.mug, layout.rack.peg_elevation, layout.rack.peg_radius)
+
+
+def seat_on_peg(mug: Mug, elevation: float, peg_radius: float) -> tuple[np.ndarray, float]:
+    """Where the axis of a peg of ``peg_radius`` (m) rising at ``elevation`` (rad) goes in the handle (mug
+    frame, m, at the handle's middle plane) and by how much (rad) the mug is then tipped about it, its handle
+    up, to bring its centre of mass under the peg.
 
     The peg sits in the loop's top outer corner, clear of the upper arm and the bar by a millimetre where
     it is nearest them along the handle's width, before and after the tip (the peg rises across the
     handle's width by ``handle_width * tan(elevation)``), and no nearer the wall than the loop's middle.
     """
-    mug, rack = layout.mug, layout.rack
-    e = rack.peg_elevation
-    across = rack.peg_radius / np.cos(e)  # the peg's half extent across it in the handle's plane, at most
+    e = elevation
+    across = peg_radius / np.cos(e)  # the peg's half extent across it in the handle's plane, at most
     rise = mug.handle_width / 2 * np.tan(e)
     t = mug.handle_thickness
     z = mug.handle_top - t - across - rise - 0.001
@@ -55,6 +63,19 @@ def seat(layout: HangLayout) -> tuple[np.ndarray, float]:
         tip = float(np.arctan2(x - centre[0], z - centre[2]))
         x = max(mug.handle_reach - t - across - rise * np.sin(tip) - 0.001, mug.loop[0])
     return np.array([x, 0.0, z]), tip
+
+
+def seated_outline(mug: Mug, elevation: float, peg_radius: float) -> np.ndarray:
+    """The mug's outline (``Mug.outline``) and the corners of the holding hand's palm and flange, once the mug
+    is seated on the peg and tipped (``seat_on_peg``), where the hand lets go: from the seat, in the axes of
+    the mug frame before the tip (m), (N, 3)."""
+    finger_top = FINGERTIP_BELOW_CENTRE - 2 * FINGER_HALF[2]
+    signs = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T
+    palm = np.array([0.0, 0.0, finger_top - PALM_HALF[2]]) + signs * PALM_HALF
+    flange = np.array([0.0, 0.0, finger_top - 2 * PALM_HALF[2] - FLANGE_HALF[2]]) + signs * FLANGE_HALF
+    hand = mug.grasp + np.concatenate([palm, flange]) @ GRASP_ROTATION.T
+    point, tip = seat_on_peg(mug, elevation, peg_radius)
+    return Rotation.from_rotvec([0.0, -tip, 0.0]).apply(np.concatenate([mug.outline(), hand]) - point)
 
 
 def mug_on_peg(
@@ -75,7 +96,7 @@ def hand_pose(mug: Mug, position: np.ndarray, rot: np.ndarray) -> tuple[np.ndarr
 
 def thread_span(layout: HangLayout) -> tuple[float, float]:
     """Where along the peg (m from its root) the loop's middle starts threading, with the whole mug beyond
-    the tip, and where the hand lets go: at ``layout.reach`` (level distance from the post's axis), or,
+    the tip, and where the hand lets go: at ``layout.reach`` (level distance from the peg's root), or,
     missing, with the handle ``layout.miss`` short of the tip."""
     rack, mug = layout.rack, layout.mug
     cos_e = np.cos(rack.peg_elevation)

@@ -1,13 +1,17 @@
-"""The hang scene's objects and frames: a mug tree fixed to the table, a mug with a handle, their layout.
+"""The hang scene's objects and frames: a rack fixed in place (a mug tree on the table, or a hook board on a
+wall), a mug with a handle, their layout.
 
-Frames: world z up, z = 0 on the table top (docs/data-contract.md). The *post frame* of the rack has
+Frames: world z up, z = 0 on the table top (docs/data-contract.md). The *post frame* of a mug tree has
 its origin where the post's axis meets the table, z up, turned by the rack's ``yaw`` about world z;
-peg i leaves the post's axis at ``peg_heights[i]`` along (cos e cos a, cos e sin a, sin e), e the
-pegs' elevation and a its azimuth. The rack's *local frame* (truth.json's) has the same axes and its
-origin at the centre of the rack's bounding box. The *mug frame* has its origin at the middle of the
-mug's bottom, z along its axis, x towards its handle; the handle's loop opens along y.
+peg i leaves the post's axis at ``peg_heights[i]``. The post frame of a hook board (``WallRack``) has
+its origin at the middle of the plate's back face's bottom edge (on the wall), x out of the wall into
+the room, z up, y = z x x; peg i leaves the plate's front face at (``plate_thickness``,
+``peg_offsets[i]``, ``peg_heights[i]``). Either way a peg runs along (cos e cos a, cos e sin a, sin e),
+e the pegs' elevation and a its azimuth. The rack's *local frame* (truth.json's) has the post frame's
+axes and its origin at the centre of the rack's bounding box. The *mug frame* has its origin at the
+middle of the mug's bottom, z along its axis, x towards its handle; the handle's loop opens along y.
 
-The *peg frame* of the peg the mug is hung on: ``u`` its level direction from the post outwards,
+The *peg frame* of the peg the mug is hung on: ``u`` its level direction from its root outwards,
 ``v = z x u``. The mug hangs with its handle on the peg, its x axis along ``side * v`` (its body on the
 far side from the camera), so that the peg runs through the loop along the mug's y.
 """
@@ -15,6 +19,7 @@ far side from the camera), so that the peg runs through the loop along the mug's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from _demo_gripper import PAD_HALF
@@ -26,6 +31,11 @@ GROUP_RACK = 2
 
 TABLE_HALF = (0.85, 0.65)  # table top half extents (m)
 WALL_PIECES = 24  # boxes round the mug's wall
+HOOK_WALL = (
+    0.04,
+    1.6,
+    1.0,
+)  # the wall a hook board is screwed to: thickness, width, height above the table (m)
 
 
 def rotation_z(angle: float) -> np.ndarray:
@@ -48,8 +58,54 @@ def wall_ring(outer_radius: float, wall: float, height: float) -> list[tuple[np.
     return boxes
 
 
+class PegRack:
+    """What a mug tree and a hook board share: straight pegs of one radius, length and elevation, each at its
+    own height and azimuth, in a post frame at ``foot`` turned by ``yaw`` about world z (module doc)."""
+
+    on_wall: ClassVar[bool] = False
+    peg_radius: float
+    peg_length: float
+    peg_elevation: float
+    peg_heights: tuple[float, ...]
+    peg_azimuths: tuple[float, ...]
+    foot: np.ndarray
+    yaw: float
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """World-from-post-frame rotation, (3, 3)."""
+        return rotation_z(self.yaw)
+
+    def direction(self, index: int) -> np.ndarray:
+        """Peg ``index``'s unit direction from root to tip, post frame, (3,)."""
+        e, a = self.peg_elevation, self.peg_azimuths[index]
+        return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+
+    def peg_root(self, index: int) -> np.ndarray:
+        """Where peg ``index``'s axis starts, post frame (m), (3,)."""
+        raise NotImplementedError
+
+    def peg_ends(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """Peg ``index``'s root and tip centre, post frame (m), (3,) each."""
+        root = self.peg_root(index)
+        return root, root + self.peg_length * self.direction(index)
+
+    def to_world(self, points: np.ndarray) -> np.ndarray:
+        """Post-frame points (m), (..., 3), in the world frame."""
+        return np.asarray(points) @ self.rotation.T + self.foot
+
+    def _widened_by_pegs(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``low`` and ``high`` (post frame, m) widened to hold every peg's axis from root to tip widened by
+        the peg's radius every way."""
+        for index in range(len(self.peg_heights)):
+            ends = np.stack(self.peg_ends(index))
+            low = np.minimum(low, ends.min(axis=0) - self.peg_radius)
+            high = np.maximum(high, ends.max(axis=0) + self.peg_radius)
+        return low, high
+
+
 @dataclass(frozen=True)
-class Rack:
+class Rack(PegRack):
     """A mug tree: a round base, a post on it and straight pegs rising from the post's axis.
 
     Attributes:
@@ -79,34 +135,20 @@ class Rack:
     yaw: float
 
     @property
-    def rotation(self) -> np.ndarray:
-        """World-from-post-frame rotation, (3, 3)."""
-        return rotation_z(self.yaw)
+    def floor(self) -> float:
+        """What a hung mug must clear (m above the table): the base's top."""
+        return self.base_thickness
 
-    def direction(self, index: int) -> np.ndarray:
-        """Peg ``index``'s unit direction from root to tip, post frame, (3,)."""
-        e, a = self.peg_elevation, self.peg_azimuths[index]
-        return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
-
-    def peg_ends(self, index: int) -> tuple[np.ndarray, np.ndarray]:
-        """Peg ``index``'s root (on the post's axis) and tip centre, post frame (m), (3,) each."""
-        root = np.array([0.0, 0.0, self.peg_heights[index]])
-        return root, root + self.peg_length * self.direction(index)
+    def peg_root(self, index: int) -> np.ndarray:
+        """Where peg ``index``'s axis starts, on the post's axis, post frame (m), (3,)."""
+        return np.array([0.0, 0.0, self.peg_heights[index]])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """The rack's bounding box (low, high), post frame (m): the base, the post and every peg's axis
         from root to tip widened by the peg's radius every way."""
         reach = max(self.base_radius, self.post_radius)
         low, high = np.array([-reach, -reach, 0.0]), np.array([reach, reach, self.post_height])
-        for index in range(len(self.peg_heights)):
-            ends = np.stack(self.peg_ends(index))
-            low = np.minimum(low, ends.min(axis=0) - self.peg_radius)
-            high = np.maximum(high, ends.max(axis=0) + self.peg_radius)
-        return low, high
-
-    def to_world(self, points: np.ndarray) -> np.ndarray:
-        """Post-frame points (m), (..., 3), in the world frame."""
-        return np.asarray(points) @ self.rotation.T + self.foot
+        return self._widened_by_pegs(low, high)
 
     def params(self) -> dict[str, float | int]:
         """The rack's truth.json parameters (m, rad; ``peg_count`` a count)."""
@@ -123,6 +165,87 @@ class Rack:
         for index, (height, azimuth) in enumerate(zip(self.peg_heights, self.peg_azimuths, strict=True)):
             params[f"peg{index}_height"] = height
             params[f"peg{index}_azimuth"] = azimuth
+        return params
+
+
+@dataclass(frozen=True)
+class WallRack(PegRack):
+    """A hook board screwed to a wall: a flat plate, its back on the wall, and straight pegs out of its front.
+
+    Attributes:
+        plate_width: Along the wall (m).
+        plate_thickness: Out of the wall (m).
+        post_height: The plate's height, bottom edge to top edge (m).
+        peg_radius: Peg radius (m).
+        peg_length: From the plate's front face to the tip's centre, along the peg (m).
+        peg_elevation: Every peg's tilt up from the horizontal (rad).
+        peg_heights: Where each peg's axis meets the plate's front face, above its bottom edge (m).
+        peg_offsets: Where each peg's axis meets the front face along the plate (post frame y) from its
+            middle (m).
+        peg_azimuths: Each peg's direction about the post frame's z, from its +x (out of the wall) (rad).
+        foot: The middle of the plate's back face's bottom edge, world frame (m), (3,).
+        yaw: The post frame's turn about world z (rad): the wall's normal into the room is at this azimuth.
+    """
+
+    on_wall: ClassVar[bool] = True
+    plate_width: float
+    plate_thickness: float
+    post_height: float
+    peg_radius: float
+    peg_length: float
+    peg_elevation: float
+    peg_heights: tuple[float, ...]
+    peg_offsets: tuple[float, ...]
+    peg_azimuths: tuple[float, ...]
+    foot: np.ndarray
+    yaw: float
+
+    @property
+    def floor(self) -> float:
+        """What a hung mug must clear (m above the table): the table (the wall rack stands on nothing)."""
+        return 0.0
+
+    def peg_root(self, index: int) -> np.ndarray:
+        """Where peg ``index``'s axis starts, on the plate's front face, post frame (m), (3,)."""
+        return np.array([self.plate_thickness, self.peg_offsets[index], self.peg_heights[index]])
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rack's bounding box (low, high), post frame (m): the plate and every peg's axis from root to
+        tip widened by the peg's radius every way, nothing behind the wall (x >= 0)."""
+        half = self.plate_width / 2
+        low = np.array([0.0, -half, 0.0])
+        high = np.array([self.plate_thickness, half, self.post_height])
+        low, high = self._widened_by_pegs(low, high)
+        low[0] = max(low[0], 0.0)
+        return low, high
+
+    def wall_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """The wall behind the plate (``HOOK_WALL``), centred on the table's edge under it: its centre in the
+        post frame and its half extents along the post frame's axes (m), (3,) each.
+
+        The wall's front face is the post frame's x = 0; it stands on the table's top."""
+        thickness, width, height = HOOK_WALL
+        along = float(
+            self.rotation[:, 1] @ self.foot
+        )  # the foot's offset along the wall from the edge's middle
+        centre = np.array([-thickness / 2, -along, height / 2 - self.foot[2]])
+        return centre, np.array([thickness, width, height]) / 2
+
+    def params(self) -> dict[str, float | int]:
+        """The rack's truth.json parameters (m, rad; ``peg_count`` a count): the wall form's keys."""
+        params: dict[str, float | int] = {
+            "plate_width": self.plate_width,
+            "plate_thickness": self.plate_thickness,
+            "post_height": self.post_height,
+            "peg_radius": self.peg_radius,
+            "peg_length": self.peg_length,
+            "peg_elevation": self.peg_elevation,
+            "peg_count": len(self.peg_heights),
+        }
+        for index in range(len(self.peg_heights)):
+            params[f"peg{index}_height"] = self.peg_heights[index]
+            params[f"peg{index}_offset"] = self.peg_offsets[index]
+            params[f"peg{index}_azimuth"] = self.peg_azimuths[index]
         return params
 
 
@@ -254,13 +377,14 @@ class HangLayout:
     """Everything placed: the rack, the mug, the peg it goes on and the camera (metres, radians).
 
     Attributes:
-        rack: The mug tree.
+        rack: The mug tree or the hook board.
         mug: The mug, standing on the table at the start.
         peg: Index of the peg the mug is hung on.
         side: +1 or -1: the hung mug's x axis (to its handle) is ``side * v`` of the peg frame.
-        reach: Where the handle's loop hangs: its level distance from the post's axis (m).
+        reach: Where the handle's loop hangs: its level distance from the peg's root (m; on a mug tree the
+            root is on the post's axis).
         miss: A failing demo lets go with the handle this far short of the peg's tip (m); 0 hangs it.
-        colours: ``mug`` and ``rack`` RGBA.
+        colours: ``mug`` and ``rack`` RGBA (and a hook board's ``wall``).
         camera_azimuth: Direction from the scene to the camera, from world +x about z (rad).
         camera_elevation: Angle of that direction above the table (rad).
         camera_pos: Camera optical centre, world frame, (3,).
@@ -270,7 +394,7 @@ class HangLayout:
         height: Image height (px).
     """
 
-    rack: Rack
+    rack: Rack | WallRack
     mug: Mug
     peg: int
     side: int
@@ -287,7 +411,7 @@ class HangLayout:
 
     @property
     def peg_axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The hung peg's ``u`` (level, outwards), ``v`` (z x u) and unit direction, world frame."""
+        """The hung peg's ``u`` (level, from its root outwards), ``v`` (z x u) and unit direction, world frame."""
         direction = self.rack.rotation @ self.rack.direction(self.peg)
         u = np.r_[direction[:2] / np.linalg.norm(direction[:2]), 0.0]
         return u, np.array([-u[1], u[0], 0.0]), direction

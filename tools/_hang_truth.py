@@ -4,7 +4,10 @@ Two objects: the ``mug`` (prompted as shape ``mug``, a free object; its truth is
 handle: ``size`` its box with the handle, the pose that box's centre, the axis off it towards local -x by
 half the handle's reach past the wall) and the ``rack`` (shape ``rack``, static; the local frame z up
 with its origin at the centre of its box, the post's axis off it; the parameters of
-``real2gym_addon.geometry.kinds.rack``, plus ``hung_on_peg`` and ``post_axis_world``).
+``real2gym_addon.geometry.kinds.rack``, plus ``hung_on_peg`` and ``post_axis_world``). A hook board
+(``--wall``) has the wall form's parameters (``plate_width``, ``plate_thickness``, ``post_height``, each
+peg's height, offset and azimuth; no base or post); its ``post_axis_world`` is where its post frame's origin
+(the middle of the plate's back face's bottom edge) is on the wall, seen from above (world x, y).
 """
 
 from __future__ import annotations
