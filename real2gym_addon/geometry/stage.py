@@ -68,6 +68,7 @@ from .table import (
     still_camera_table,
     table_from_world_pose,
 )
+from .wall_rack_fit import is_on_wall
 
 REST_VIEWS = 6
 STATIC_OUTSIDE = 0.25
@@ -550,6 +551,10 @@ def run_geometry(
             raised = heights[heights > MIN_RISE]
             if len(raised) >= 10:
                 edge_lows[frame] = _lowest_seen(raised)
+            if prompt.shape == RACK.name and is_on_wall(seen[-1].points_world):
+                # A hook board rests on no table to grow along: grown, its mask took in the wall.
+                views.append(RestView(mask, seen[-1].points_world, view))
+                continue
             others = [t.masks[frame] for t in segmentation.objects + segmentation.parts if t is not track_]
             blocked = (
                 cv2.dilate(np.logical_or.reduce(others).astype(np.uint8), DILATE) > 0 if others else None
