@@ -310,7 +310,9 @@ def _leaves_its_place(fitted: FittedObject, masks, visible, views_from_world, ca
     return None
 
 
-def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=None, depth=None) -> list[int]:
+def _rest_frames(
+    summary: list[dict], prompt_frame: int, seen_at=None, masks=None, depth=None, stays: bool = False
+) -> list[int]:
     """Frames near the prompt where the object is fully seen and has not moved.
 
     Args:
@@ -327,6 +329,11 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=Non
             place, or put back there, later does not.
         depth: ``frame -> depth (m) or None``, or None: where given, a frame whose mask holds more than the
             prompt frame's counts only where that more was hidden by something nearer on the prompt frame.
+        stays: The object is prompted static: with a camera that stays put, a frame that hides more of it
+            than the prompt frame and shows nothing of it that was not hidden there (its mask within the
+            prompt frame's, or with depth all it shows beyond it behind something nearer there) does not
+            end the stretch round the prompt (a hand passing in front of a hook board, never seen whole
+            until it has gone).
     """
     anchor = summary[prompt_frame]
     if not anchor["visible"]:
@@ -357,13 +364,21 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=Non
             held = entry["visible"] and (masks[frame] & prompt_mask).sum() >= COVERS_PROMPT * anchor_area
             return held and revealed(frame)
 
+        def more_hidden(frame) -> bool:
+            if not stays or not summary[frame]["visible"]:
+                return False
+            # Without depth, only where its mask lies within the prompt frame's; with it, wherever all it
+            # shows beyond that was behind something nearer on the prompt frame.
+            inside = (masks[frame] & ~prompt_mask).sum() <= NEWLY_SEEN * anchor_area
+            return (inside or depth is not None) and revealed(frame)
+
         # The stretch around the prompt until it is seen elsewhere (frames it is hidden in do not end it): a
         # cup put back where it stood after its pour, emptied, is not the cup the prompt showed.
         run = [prompt_frame]
         for step in (-1, 1):
             frame = prompt_frame + step
             while 0 <= frame < len(summary):
-                if in_place(summary[frame]) or covers(frame):
+                if in_place(summary[frame]) or covers(frame) or more_hidden(frame):
                     run.append(frame)
                 elif summary[frame]["visible"]:
                     break
@@ -372,7 +387,10 @@ def _rest_frames(summary: list[dict], prompt_frame: int, seen_at=None, masks=Non
     # Fully seen: as large as it gets while it stays there (a hand in front makes it smaller).
     largest = max(entry["area"] for entry in still)
     candidates = [entry["frame"] for entry in still if entry["area"] >= FULL_VIEW * largest]
-    candidates.sort(key=lambda f: abs(f - prompt_frame))
+    # Nearest the prompt first; an object that stays where it is, the fullest first (then the nearest): a
+    # hand in front of a hook board on the prompt's frame hid a tenth of it there.
+    areas = {entry["frame"]: entry["area"] for entry in still}
+    candidates.sort(key=lambda f: (-areas[f] if stays else 0, abs(f - prompt_frame)))
     chosen = sorted(candidates[: REST_VIEWS * 4 : 4]) or [prompt_frame]
     return chosen
 
@@ -535,7 +553,8 @@ def run_geometry(
                 depth(prompt.frame) if demo.depth_dir else None,
             )  # fmt: skip
         rest_depth = depth if demo.depth_dir is not None else None
-        for frame in _rest_frames(summary, prompt.frame, seen_at, track_.masks, rest_depth):
+        stays = prompt.role == "static" and not prompt.parts
+        for frame in _rest_frames(summary, prompt.frame, seen_at, track_.masks, rest_depth, stays):
             mask, view, pose = track_.masks[frame], pose_at(views_from_world, frame), pose_at(poses, frame)
             if demo.depth_dir is None:
                 views.append(RestView(mask, pseudo_points(mask, camera, view), view, False, frame))
