@@ -4,7 +4,8 @@ its rim, carried and hung by its handle on a mug tree's peg, 72 frames at 640x48
 It verifies with the robot's recording and without it (the synthesised hand takes the mug by its handle and
 closes to the handle's span). A rack whose pegs are fitted thicker than the handle's loop fails the hang; the
 suggested ``peg_radius`` fix thins them to half the loop with the post left where it stands, the hang verifies
-again, and undo restores the thick pegs."""
+again, and undo restores the thick pegs. A hook board on a wall (``--wall``) is fitted as the rack's wall form and
+its hang verifies too."""
 
 from __future__ import annotations
 
@@ -111,3 +112,39 @@ def test_a_peg_radius_for_an_object_that_is_no_rack_is_refused(
     error = capsys.readouterr().err
     assert "object 'mug' is a" in error and "not a rack" in error
     assert (out / "report.json").read_bytes() == before
+
+
+@pytest.fixture(scope="module")
+def wall_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    demo = tmp_path_factory.mktemp("hang_wall") / "demo"
+    result = run_generator(TOOL, demo, small_options(72), "--size", "640x480", "--wall", "--with-trajectory",
+                           "--with-world-from-camera", "--given-masks")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    return demo
+
+
+def test_a_mug_hung_on_a_wall_hook_verifies_on_the_board_fitted_from_its_video(
+    wall_demo: Path, tmp_path: Path
+) -> None:
+    """The board is fitted in the wall form (its mask as segmented: grown in depth it would take in the wall),
+    its plate within 3 mm of the truth and the hung-on peg's root within 5 mm; it is fixed in the scene."""
+    report = _run(wall_demo, tmp_path / "out")
+    assert report["verification"]["passed"], report["verification"]["checks"]
+    entry = _entry(report, "rack")
+    fitted = entry["params"]
+    truth = _entry(json.loads((wall_demo / "truth.json").read_text()), "rack")
+    true_params = {k: float(v) for k, v in truth.items() if k in rack.RACK.params + rack.RACK.optional_params}
+    assert rack.on_wall(fitted)
+    for key in ("plate_width", "post_height"):
+        assert fitted[key] == pytest.approx(true_params[key], abs=0.003), key
+    back = _post_foot(entry)  # the post frame's origin: the plate's back's bottom edge's middle
+    at = truth["frames"][0]
+    true_turn = Rotation.from_quat(at["quaternion_world"], scalar_first=True)
+    true_shape = Shape(rack.RACK.name, rack.size_of(true_params), true_params)
+    true_back = np.asarray(at["position_world"]) + true_turn.apply(rack.post_offset(true_shape))
+    true_root = true_back + true_turn.apply(rack.peg_root(true_params, truth["hung_on_peg"]))
+    turn = Rotation.from_quat(entry["frames"][0]["quaternion_world"], scalar_first=True)
+    roots = [back + turn.apply(rack.peg_root(fitted, i)) for i in range(int(fitted["peg_count"]))]
+    assert min(np.linalg.norm(r - true_root) for r in roots) < 0.005
+    scene = (tmp_path / "out" / "mjcf" / "scene.xml").read_text()
+    assert 'name="rack_free"' not in scene  # fixed where it hangs: nothing holds it up but the wall

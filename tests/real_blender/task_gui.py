@@ -22,10 +22,12 @@ FILMED = ["--frames", "72", "--fps", "10", "--seed", "1", "--with-trajectory", "
 
 
 def open_task_run(
-    tmp_path: Path, generator: str, size: str, name: str, event: str, after: int, scroll: int = 0
-) -> dict:
+    tmp_path: Path, generator: str, size: str, name: str, event: str, after: int, scroll: int = 0,
+    extra: tuple[str, ...] = (),
+) -> dict:  # fmt: skip
     """Films ``generator``'s demo at ``size``, runs it (it must verify) and opens it in Blender on ``after``
-    frames past the task's ``event`` keyframe, the sidebar scrolled down by ``scroll`` turns of the mouse wheel; the
+    frames past the task's ``event`` keyframe, the sidebar scrolled down by ``scroll`` turns of the mouse wheel (the
+    generator given ``extra`` options besides :data:`FILMED`); the
     screenshot goes to the test output as ``name``.png and, once
     checked not blank, to the docs' images.
 
@@ -35,7 +37,7 @@ def open_task_run(
     import cv2
 
     demo, out, result_file = tmp_path / "demo", tmp_path / "out", tmp_path / "result.json"
-    made = subprocess.run([sys.executable, str(REPO / "tools" / generator), "--out", str(demo), "--size", size, *FILMED],
+    made = subprocess.run([sys.executable, str(REPO / "tools" / generator), "--out", str(demo), "--size", size, *FILMED, *extra],
                           cwd=REPO, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")})  # fmt: skip
     assert made.returncode == 0, made.stderr[-2000:]
