@@ -496,7 +496,9 @@ def run_geometry(
             poses = [
                 pose_at(world_from_camera if camera_frames is None else camera_frames, int(f)) for f in sample
             ]
-            noise_1m = noise_on_given_table(camera, depth_frames, union, poses)
+            noise_1m, extent = noise_on_given_table(camera, depth_frames, union, poses)
+            if extent is not None:
+                table = dataclasses.replace(table, extent_world=extent)
     elif demo.depth_dir is None:  # RGB only: the pose from the objects of known size (known_size.py)
         table, world_from_camera = table_from_known_sizes(demo, segmentation, log)
     else:

@@ -246,13 +246,17 @@ def table_from_world_pose(world_from_camera: np.ndarray) -> Table:
 
 def noise_on_given_table(
     camera: Camera, depth_frames: list[np.ndarray], object_masks: list[np.ndarray], poses: list[np.ndarray]
-) -> float:
-    """The depth noise at 1 m (metres) measured on a table whose place is given (camera.json's pose).
+) -> tuple[float, list[float] | None]:
+    """The depth noise at 1 m (metres) measured on a table whose place is given (camera.json's pose), and
+    the extent of the table top the depth sees.
 
     A given pose leaves the table unfitted, but not its depth noise: what rises above the table
     counts only past a few sigmas of it (a stereo camera's disparity steps put whole rows of a
     table 1 m away 1 cm above it). Each frame's readings outside the objects go through
-    :func:`refine_plane` from the given plane; the median over the frames with enough of them.
+    :func:`refine_plane` from the given plane; the median over the frames with enough of them. The
+    readings within the noise's band of the given plane are the table top's: their 1st to 99th
+    percentiles, world x and y, are its extent (a variant's objects must start on it; the default
+    1 m square put a mug filmed 0.67 m from the world's origin off the table).
 
     Args:
         camera: Intrinsics.
@@ -261,20 +265,29 @@ def noise_on_given_table(
         poses: The 4x4 world-from-camera pose of each chosen frame (z-up world, table at z = 0).
 
     Returns:
-        The noise (:data:`NOISE_FLOOR` at least), or 0.0 where no frame has :data:`MIN_READINGS`
-        readings on a surface there (the noise settled below :data:`NOISE_CEILING`).
+        ``(noise, extent)``: the noise (:data:`NOISE_FLOOR` at least), or 0.0 where no frame has
+        :data:`MIN_READINGS` readings on a surface there (the noise settled below :data:`NOISE_CEILING`);
+        the extent ``[xmin, ymin, xmax, ymax]`` (m, world), or None where no frame measured the noise.
     """
     rng = np.random.default_rng(0)
-    noises = []
+    noises, tops = [], []
     for depth, mask, pose in zip(depth_frames, object_masks, poses, strict=True):
         fine, _, points = _table_points(camera, depth, mask, rng)
         if len(points) < MIN_READINGS:
             continue
         table = table_from_world_pose(pose)
-        noise = refine_plane(points, table.normal_cam, table.offset_cam, max(fine, NOISE_FLOOR))[2]
+        normal, offset, noise = refine_plane(
+            points, table.normal_cam, table.offset_cam, max(fine, NOISE_FLOOR)
+        )
         if noise < NOISE_CEILING:  # a frame that does not see the given table measures nothing
             noises.append(noise)
-    return float(np.median(noises)) if noises else 0.0
+            band = np.minimum(INLIER_SIGMAS * noise * points[:, 2] ** 2, MAX_BAND)
+            tops.append(transform(pose, points[np.abs(points @ normal + offset) < band])[:, :2])
+    if not noises:
+        return 0.0, None
+    top = np.concatenate(tops)
+    extent = np.concatenate([np.percentile(top, 1, axis=0), np.percentile(top, 99, axis=0)])
+    return float(np.median(noises)), [float(v) for v in extent]
 
 
 def _disparity_system(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -177,8 +177,17 @@ def test_a_given_pose_still_measures_the_depth_noise_and_quantised_rows_do_not_g
     disparity = np.round(CAMERA.fx * baseline / np.maximum(depth, 1e-6) * steps) / steps
     quantised = np.where(depth > 0, CAMERA.fx * baseline / disparity, 0.0).astype(np.float32)
     mask = cv2.dilate(obj.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
-    given = noise_on_given_table(CAMERA, [quantised], [mask], [pose])
-    fitted = fit_table_frames(CAMERA, [quantised], [mask]).planes[0].noise_1m
+    given, extent = noise_on_given_table(CAMERA, [quantised], [mask], [pose])
+    fitted_table = fit_table_frames(CAMERA, [quantised], [mask])
+    fitted = fitted_table.planes[0].noise_1m
+    # The seen table top's extent: where its true readings outside the object fall, world x and y.
+    v, u = np.nonzero((depth > 0) & ~mask)
+    seen = np.c_[
+        (u - CAMERA.cx) / CAMERA.fx * depth[v, u], (v - CAMERA.cy) / CAMERA.fy * depth[v, u], depth[v, u]
+    ]
+    seen = seen @ pose[:3, :3].T + pose[:3, 3]
+    truth = np.r_[np.percentile(seen[:, :2], 1, axis=0), np.percentile(seen[:, :2], 99, axis=0)]
+    assert np.allclose(extent, truth, atol=0.03), (extent, truth)
     assert given > 0.002 and given == pytest.approx(fitted, rel=0.25), (given, fitted)
     rays = np.stack(np.meshgrid((np.arange(CAMERA.width) - CAMERA.cx) / CAMERA.fx,
                                 (np.arange(CAMERA.height) - CAMERA.cy) / CAMERA.fy) + [np.ones(depth.shape)], -1)  # fmt: skip
@@ -303,7 +312,7 @@ def test_a_low_ledge_joins_its_object_over_a_quantised_table_and_the_table_bands
     assert ((heights > 0.006) & ~near).sum() > 1000  # table bands the steps lift past the bare 6 mm rise
     mask = obj & (rise > 0.03)
     low = obj & (rise < 0.018)
-    noise = noise_on_given_table(CAMERA, [quantised], [near], [pose])
+    noise, _ = noise_on_given_table(CAMERA, [quantised], [near], [pose])
     assert 3 * noise * float(np.median(quantised[low])) ** 2 > 0.018  # the noise's rise is over the low part
     grown = grow_in_depth(mask, quantised, CAMERA, pose, noise_1m=noise)
     assert (grown & low).sum() > 0.2 * low.sum(), ((grown & low).sum(), low.sum())
