@@ -121,53 +121,14 @@ def _filmed(params: dict, yaw: float, at: tuple[float, float], azimuth: float, n
     """A rack of ``params`` standing with its post's foot at ``at``, turned by ``yaw``, rendered by MuJoCo from
     ``azimuth`` degrees 25 degrees up and 0.8 m away (320x240): its mask and noisy depth points as three
     rest views, and the camera."""
-    import mujoco
-
-    from real2gym.real2gym_addon.demo import Camera
-    from real2gym.real2gym_addon.geometry.fit_base import RestView
+    from rack_films import filmed_rack
 
     shape = _tree(**params)
-    spec = mujoco.MjSpec()
-    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[2, 2, 0.1])
-    turn = Rotation.from_euler("z", yaw)
-    centre = np.array([*at, 0.0]) - turn.apply(rack.post_offset(shape))
-    body = spec.worldbody.add_body(name="rack", pos=centre, quat=np.roll(turn.as_quat(), 1))
-    for piece in shape.collision_pieces():
-        quat = np.roll(Rotation.from_matrix(piece.rotation()).as_quat(), 1)
-        body.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[piece.size[0], piece.size[1], 0],
-                      pos=piece.position, quat=quat)  # fmt: skip
+    centre = np.array([*at, 0.0]) - Rotation.from_euler("z", yaw).apply(rack.post_offset(shape))
     a, e = math.radians(azimuth), math.radians(25)
     target = np.array([*at, 0.15])
     eye = target + 0.8 * np.array([math.cos(e) * math.cos(a), math.cos(e) * math.sin(a), math.sin(e)])
-    forward = (target - eye) / np.linalg.norm(target - eye)
-    right = np.cross(forward, [0, 0, 1])
-    right /= np.linalg.norm(right)
-    up = np.cross(right, forward)
-    gl = Rotation.from_matrix(np.stack([right, up, -forward], axis=1))
-    spec.worldbody.add_camera(name="cam", pos=eye, quat=np.roll(gl.as_quat(), 1), fovy=50.0)
-    width, height = 320, 240
-    spec.visual.global_.offwidth, spec.visual.global_.offheight = width, height
-    model = spec.compile()
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
-    with mujoco.Renderer(model, height, width) as renderer:
-        renderer.update_scene(data, camera="cam")
-        renderer.enable_depth_rendering()
-        depth = renderer.render().copy()
-        renderer.disable_depth_rendering()
-        renderer.enable_segmentation_rendering()
-        ids = renderer.render()[:, :, 0].copy()
-    mask = (ids >= 0) & (model.geom_bodyid[ids.clip(0)] == model.body("rack").id)
-    focal = height / 2 / math.tan(math.radians(25))
-    camera = Camera(width, height, focal, focal, width / 2 - 0.5, height / 2 - 0.5)
-    world_from_camera = np.eye(4)
-    world_from_camera[:3, :3], world_from_camera[:3, 3] = np.stack([right, -up, forward], axis=1), eye
-    v, u = np.nonzero(mask)
-    z = depth[v, u] + np.random.default_rng(0).normal(0, noise, len(v))
-    in_camera = np.c_[(u - camera.cx) * z / focal, (v - camera.cy) * z / focal, z]
-    points = in_camera @ world_from_camera[:3, :3].T + world_from_camera[:3, 3]
-    view = RestView(mask, points, np.linalg.inv(world_from_camera), True, 0)
-    return [view] * 3, camera
+    return filmed_rack(shape, centre, yaw, target, eye, noise)
 
 
 @pytest.mark.parametrize(("azimuth", "noise"), [(-60.0, 0.003), (-120.0, 0.0), (-90.0, 0.01)])
