@@ -5,10 +5,12 @@ is the one flat, upright face among them: of the level directions, the one along
 in one thin layer is its normal (turned towards the camera, which looks at the board from the room), that
 layer its front face, the layer's spread along the wall and up its width and height. The points standing
 off the face by more than :data:`.rack_fit.PEG_CLEARANCE` are the pegs', grouped by touching (on a
-1 cm grid); each group's principal axis gives a peg's direction (elevation and azimuth from the normal),
-where that axis meets the face its root, the farthest of its points along it its length. Then every
-number, with the plate's thickness (the camera sees its front and, from the side, a little of its edge),
-is refined together against the silhouettes and the depth, as a mug tree's are (:func:`.rack_fit.fit_mug_tree`).
+1 cm grid). The groups that spread along a line give the pegs' shared elevation; each peg's axis runs
+through its group's middle (moved behind the side the camera sees), its root where that axis meets the
+face, its length to its farthest points. Then the plate, its pose and thickness (the camera sees its front
+and, from the side, a little of its edge), the pegs' radius, elevation and turns are refined together
+against the silhouettes and the depth, as a mug tree's are (:func:`.rack_fit.fit_mug_tree`); the roots
+follow the refined face, the length stays as measured (:func:`_to_params`, :data:`SHARED`).
 
 The wall is scenery: it is in no mask and it is not simulated, so the fitted rack is fixed where it hangs.
 """
@@ -53,9 +55,9 @@ PEG_GRID = 0.01
 DEFAULT_THICKNESS = 0.015
 """m: a plate's thickness before the silhouettes refine it (a hook board's is 1 to 2 cm)."""
 DEPTH_SHARE = 0.5
-"""The depth term's weight against the silhouettes' in the refinement (a mug tree's). Against noisy depth
-seen nearly end on it lengthens pegs: 10 degrees off the normal under 6 mm of noise, 18 mm; 0.1 made that
-6 mm but left other views' roots worse (tests/core/test_wall_rack.py's views)."""
+"""The depth term's weight against the silhouettes' in the refinement (a mug tree's). 0.1 and 0.2 were
+tried on tests/core/test_wall_rack.py's views (with the pegs' length still refined): each made one view
+better and another worse."""
 MAX_PEG_TURN = math.radians(45.0)
 """rad: the most a wall rack's peg may turn aside from straight out of the wall."""
 
