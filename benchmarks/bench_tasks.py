@@ -97,10 +97,17 @@ INSERT_NARROW = 0.004
 INSERT_OPTIONS = ("--with-trajectory", "--given-masks")
 DISH_SEEDS = range(4)
 DISH_OPTIONS = ("--with-trajectory", "--given-masks")
+CYCLES_RENDER = ("--renderer", "cycles")
+"""Each task's second renderer: the same generator's simulation filmed by Blender's Cycles in the seed's own looks
+(tools/_task_cycles.py: a procedural table, other colours and gloss, a moving area light with a brightness change,
+phone noise and JPEG), its masks and depth from the Cycles scene."""
+TASK_CYCLES = ("hang", "hang_wall", "shelve", "dish", "insert", "pour")
+"""The tasks whose films are made again with Cycles: ``<task>_cycles`` with the recording, ``<task>_cycles_norec``
+without it."""
 SETS = ("stack_rec", "stack_norec", "stack_miss", "stack_cycles", "hang_rec", "hang_norec", "hang_miss",
         "hang_wall_rec", "hang_wall_norec", "hang_wall_miss", "shelve_rec", "shelve_norec", "shelve_miss",
         "dish_rec", "dish_norec", "dish_narrow", "insert_rec", "insert_norec", "insert_narrow", "pour_rec",
-        "pour_norec", "pour_miss")  # fmt: skip
+        "pour_norec", "pour_miss", *(f"{t}_cycles{r}" for t in TASK_CYCLES for r in ("", "_norec")))  # fmt: skip
 MISSES = ("stack_miss", "hang_miss", "hang_wall_miss", "shelve_miss", "dish_narrow", "pour_miss")
 """The failing versions that must fail ``task_success``."""
 UNVERIFIED = ("insert_narrow",)
@@ -184,11 +191,20 @@ def _scenes() -> dict[str, dict[str, Path]]:
                 *HANG_OPTIONS,
             ]
         wanted[("hang_wall_rec", f"seed{seed}")] = ["--seed", str(seed), "--wall", *HANG_OPTIONS]
+        wanted[("hang_cycles", f"seed{seed}")] = ["--seed", str(seed), *HANG_OPTIONS, *CYCLES_RENDER]
+        wanted[("hang_wall_cycles", f"seed{seed}")] = [
+            "--seed",
+            str(seed),
+            "--wall",
+            *HANG_OPTIONS,
+            *CYCLES_RENDER,
+        ]
         if seed < 2:
             wanted[("hang_wall_miss", f"seed{seed}")] = ["--seed", str(seed), "--wall", "--miss", f"{HANG_MISS:g}",
                                                          *HANG_OPTIONS]  # fmt: skip
     for seed in SHELVE_SEEDS:
         wanted[("shelve_rec", f"seed{seed}")] = ["--seed", str(seed), *SHELVE_OPTIONS]
+        wanted[("shelve_cycles", f"seed{seed}")] = ["--seed", str(seed), *SHELVE_OPTIONS, *CYCLES_RENDER]
         if seed < 2:
             wanted[("shelve_miss", f"seed{seed}")] = [
                 "--seed",
@@ -199,15 +215,19 @@ def _scenes() -> dict[str, dict[str, Path]]:
             ]
     for seed in DISH_SEEDS:
         wanted[("dish_rec", f"seed{seed}")] = ["--seed", str(seed), *DISH_OPTIONS]
+        wanted[("dish_cycles", f"seed{seed}")] = ["--seed", str(seed), *DISH_OPTIONS, *CYCLES_RENDER]
         if seed < 2:
             wanted[("dish_narrow", f"seed{seed}")] = ["--seed", str(seed), "--narrow", *DISH_OPTIONS]
     for seed in INSERT_SEEDS:
         wanted[("insert_rec", f"seed{seed}")] = ["--seed", str(seed), *INSERT_OPTIONS]
+        wanted[("insert_cycles", f"seed{seed}")] = ["--seed", str(seed), *INSERT_OPTIONS, *CYCLES_RENDER]
         if seed < 2:
             wanted[("insert_narrow", f"seed{seed}")] = ["--seed", str(seed), "--narrow", f"{INSERT_NARROW:g}",
                                                         *INSERT_OPTIONS]  # fmt: skip
     for seed in POUR_SEEDS:
         wanted[("pour_rec", f"seed{seed}")] = ["--seed", str(seed), *POUR_OPTIONS, *POUR_CONTENTS[seed % 2]]
+        wanted[("pour_cycles", f"seed{seed}")] = ["--seed", str(seed), *POUR_OPTIONS, *POUR_CONTENTS[seed % 2],
+                                                  *CYCLES_RENDER]  # fmt: skip
         if seed < 2:
             wanted[("pour_miss", f"seed{seed}")] = [
                 "--seed",
@@ -219,7 +239,7 @@ def _scenes() -> dict[str, dict[str, Path]]:
     chosen = _chosen_or_all()  # the recorded films are made for the sets without the recording too
     derived = {"stack_rec": "stack_norec", "hang_rec": "hang_norec", "hang_wall_rec": "hang_wall_norec",
                "shelve_rec": "shelve_norec", "dish_rec": "dish_norec", "insert_rec": "insert_norec",
-               "pour_rec": "pour_norec"}  # fmt: skip
+               "pour_rec": "pour_norec", **{f"{t}_cycles": f"{t}_cycles_norec" for t in TASK_CYCLES}}  # fmt: skip
     wanted = {k: v for k, v in wanted.items() if k[0] in chosen or derived.get(k[0]) in chosen}
     tools = {
         "stack_cycles": "make_varied_demo.py",
@@ -235,6 +255,10 @@ def _scenes() -> dict[str, dict[str, Path]]:
         "insert_narrow": "make_insert_demo.py",
         "pour_rec": "make_pour_demo.py",
         "pour_miss": "make_pour_demo.py",
+        **{
+            f"{t}_cycles": f"make_{t.removesuffix('_wall').replace('dish', 'dish_rack')}_demo.py"
+            for t in TASK_CYCLES
+        },
     }
     jobs = [(CACHE / s / n, o, tools.get(s, "make_demo.py")) for (s, n), o in wanted.items()]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -414,7 +438,9 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
                              ("shelve_norec", VERIFIED_WITHOUT_TARGET), ("dish_rec", VERIFIED_WITH_TARGET),
                              ("dish_norec", VERIFIED_WITHOUT_TARGET), ("insert_rec", VERIFIED_WITH_TARGET),
                              ("insert_norec", VERIFIED_WITHOUT_TARGET), ("pour_rec", VERIFIED_WITH_TARGET),
-                             ("pour_norec", VERIFIED_WITHOUT_TARGET)):  # fmt: skip
+                             ("pour_norec", VERIFIED_WITHOUT_TARGET),
+                             *((f"{t}_cycles{r}", v) for t in TASK_CYCLES
+                               for r, v in (("", VERIFIED_WITH_TARGET), ("_norec", VERIFIED_WITHOUT_TARGET)))):  # fmt: skip
         if set_name not in chosen:
             continue
         rows = list(results.get(set_name, {}).values())
@@ -436,11 +462,26 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         names = sorted({n for r in misses if r.get("ran") for n in r["failing"]})
         figures.append(Figure(NAME, f"{set_name}: not verified (failing: {', '.join(names) or '-'})", right,
                               f"of {len(misses)}", target="all", passed=bool(misses) and right == len(misses)))  # fmt: skip
-    holes = [r for name in ("insert_rec", "insert_norec", "insert_narrow") for r in results.get(name, {}).values()
+    figures += _fit_figures({n: rows for n, rows in results.items() if "_cycles" not in n}, "")
+    figures += _fit_figures({n: rows for n, rows in results.items() if n.endswith(("_cycles", "_cycles_norec"))
+                             and n != "stack_cycles"}, "Cycles: ")  # fmt: skip
+    sizes = [r["size_error_m"] for rows in results.values() for r in rows.values() if r.get("ran")]
+    if sizes:
+        figures.append(Figure(NAME, "target's fitted box, worst error (a rack's box moves with its pegs)",
+                              max(sizes) * 1000, "mm"))  # fmt: skip
+    return figures
+
+
+def _fit_figures(results: dict[str, dict[str, dict]], prefix: str) -> list[Figure]:
+    """The fitted targets against the truth over ``results``' sets: a socket's hole, a shelf's and a dish rack's
+    dimensions, a pour's landed share, a mug tree's and a hook board's pegs; ``prefix`` names the films' renderer
+    in the figures' labels."""
+    figures = []
+    holes = [r for name, rows in results.items() if name.startswith("insert") for r in rows.values()
              if "hole_error_m" in r]  # fmt: skip
     if holes:
         worst = max(abs(r["hole_error_m"]) for r in holes)
-        figures.append(Figure(NAME, f"socket's hole radius, worst error ({len(holes)} scenes)", worst * 1000, "mm",
+        figures.append(Figure(NAME, f"{prefix}socket's hole radius, worst error ({len(holes)} scenes)", worst * 1000, "mm",
                               target="<= 3 mm or 5 %", passed=all(abs(r["hole_error_m"]) <= max(0.003, 0.05 * r["true_hole_m"]) for r in holes)))  # fmt: skip
     shelves = [r["shelf"] for rows in results.values() for r in rows.values() if "shelf" in r]
     for dimension in sorted(
@@ -449,39 +490,35 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         errors = [shelf[dimension] for shelf in shelves if dimension in shelf]
         worst = max(abs(e) for e, _ in errors)
         within = all(abs(e) <= SHELF_TOLERANCE[0] or abs(e) <= SHELF_TOLERANCE[1] * t for e, t in errors)
-        figures.append(Figure(NAME, f"shelf's {dimension}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
+        figures.append(Figure(NAME, f"{prefix}shelf's {dimension}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
                               target="<= 3 mm or 5 %", passed=within))  # fmt: skip
     # Each film once: the sets without the recording fit the same films' racks again.
-    slotted = [r["slots"] for name, rows in results.items() if name != "dish_norec" for r in rows.values()
+    slotted = [r["slots"] for name, rows in results.items() if not name.endswith("_norec") for r in rows.values()
                if "slots" in r]  # fmt: skip
     for dimension in sorted({d for slots in slotted for d in slots}):
         errors = [slots[dimension] for slots in slotted if dimension in slots]
         if dimension.endswith("slot_count"):
             right = sum(e == 0 for e, _ in errors)
-            figures.append(Figure(NAME, f"{dimension} right ({len(errors)} scenes)", right, f"of {len(errors)}",
+            figures.append(Figure(NAME, f"{prefix}{dimension} right ({len(errors)} scenes)", right, f"of {len(errors)}",
                                   target="all", passed=right == len(errors)))  # fmt: skip
             continue
         worst = max(abs(e) for e, _ in errors)
         within = all(abs(e) <= SHELF_TOLERANCE[0] or abs(e) <= SHELF_TOLERANCE[1] * t for e, t in errors)
-        figures.append(Figure(NAME, f"{dimension}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
+        figures.append(Figure(NAME, f"{prefix}{dimension}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
                               target="<= 3 mm or 5 %", passed=within))  # fmt: skip
-    pours = [r for name in ("pour_rec", "pour_norec", "pour_miss") for r in results.get(name, {}).values()
+    pours = [r for name, rows in results.items() if name.startswith("pour") for r in rows.values()
              if "landed_share" in r]  # fmt: skip
     if pours:
         worst = max(abs(r["landed_share"] - r["true_landed_share"]) for r in pours)
-        figures.append(Figure(NAME, f"pour's landed share against the film's, worst ({len(pours)} scenes)",
+        figures.append(Figure(NAME, f"{prefix}pour's landed share against the film's, worst ({len(pours)} scenes)",
                               worst * 100, "points", target=f"<= {POUR_SHARE_ERROR * 100:.0f}",
                               passed=worst <= POUR_SHARE_ERROR))  # fmt: skip
         offs = [abs(r["pour_start_off"]) for r in pours if r["pour_start_off"] is not None]
         if offs:
-            figures.append(Figure(NAME, "pour_start against the first sphere leaving in the film, worst",
+            figures.append(Figure(NAME, f"{prefix}pour_start against the first sphere leaving in the film, worst",
                                   max(offs), "frames"))  # fmt: skip
-    racks = [
-        r
-        for name in ("hang_rec", "hang_norec", "hang_miss")
-        for r in results.get(name, {}).values()
-        if "peg_length_m" in r
-    ]
+    racks = [r for name, rows in results.items() if name.startswith("hang") and not name.startswith("hang_wall")
+             for r in rows.values() if "peg_length_m" in r]  # fmt: skip
     # Dimensions within 3 mm or 5 % (the issue's target); each peg's height within 3 mm; the elevation shown.
     truths = {"peg_length_m": "true_peg_length_m", "peg_radius_m": "true_peg_radius_m"}
     for key, label, unit, scale in (("peg_length_m", "peg length", "mm", 1000), ("peg_radius_m", "peg radius", "mm", 1000),
@@ -497,14 +534,14 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
             within, target = worst <= 3, "<= 3 mm"
         else:
             within, target = None, ""
-        figures.append(Figure(NAME, f"rack's {label}, worst error ({len(racks)} scenes)", worst, unit,
+        figures.append(Figure(NAME, f"{prefix}rack's {label}, worst error ({len(racks)} scenes)", worst, unit,
                               target=target, passed=within))  # fmt: skip
     # A hook board's form, its plate and pegs: dimensions within 3 mm or 5 %, each peg's height and offset 3 mm.
-    boards = [r for name in ("hang_wall_rec", "hang_wall_norec", "hang_wall_miss") for r in results.get(name, {}).values()
+    boards = [r for name, rows in results.items() if name.startswith("hang_wall") for r in rows.values()
               if "wall_form" in r]  # fmt: skip
     if boards:
         right = sum(r["wall_form"] for r in boards)
-        figures.append(Figure(NAME, f"hook boards fitted as hook boards ({len(boards)} scenes)", right,
+        figures.append(Figure(NAME, f"{prefix}hook boards fitted as hook boards ({len(boards)} scenes)", right,
                               f"of {len(boards)}", target="all", passed=right == len(boards)))  # fmt: skip
     fitted = [r["wall_rack"] for r in boards if r["wall_form"]]
     for label, _ in WALL_RACK_DIMENSIONS:
@@ -513,7 +550,7 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         errors = [board[label] for board in fitted]
         worst = max(abs(e) for e, _ in errors)
         within = all(abs(e) <= 0.003 or abs(e) <= 0.05 * t for e, t in errors)
-        figures.append(Figure(NAME, f"hook board's {label}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
+        figures.append(Figure(NAME, f"{prefix}hook board's {label}, worst error ({len(errors)} scenes)", worst * 1000, "mm",
                               target="<= 3 mm or 5 %", passed=within))  # fmt: skip
     for kind in ("height", "offset"):
         errors = [
@@ -521,12 +558,8 @@ def _figures(results: dict[str, dict[str, dict]]) -> list[Figure]:
         ]
         if errors:
             worst = max(abs(e) for e in errors) * 1000
-            figures.append(Figure(NAME, f"hook board's peg {kind} (each peg), worst error ({len(fitted)} scenes)",
+            figures.append(Figure(NAME, f"{prefix}hook board's peg {kind} (each peg), worst error ({len(fitted)} scenes)",
                                   worst, "mm", target="<= 3 mm", passed=worst <= 3))  # fmt: skip
-    sizes = [r["size_error_m"] for rows in results.values() for r in rows.values() if r.get("ran")]
-    if sizes:
-        figures.append(Figure(NAME, "target's fitted box, worst error (a rack's box moves with its pegs)",
-                              max(sizes) * 1000, "mm"))  # fmt: skip
     return figures
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import cv2
 import mujoco
 import numpy as np
-from _demo_render import DemoRenderer, Intrinsics
+from _demo_render import DemoRenderer, FrameImages, Intrinsics
 from _demo_sensor import noisy_rgb, sensor_depth
 from _demo_truth import ObjectSpec, camera_json, pose_entries, trajectory_json, truth_frame, world_from_camera
 
@@ -53,6 +54,10 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     add("--with-world-from-camera", action="store_true", help="camera pose in camera.json")
     add("--given-masks", action="store_true", help="write the true masks as masks/<name>/000000.png ...")
     add("--frames-dir", action="store_true", help="write frames/*.png, not video.mp4")
+    add("--renderer", choices=("mujoco", "cycles"), default="mujoco",
+        help="film with MuJoCo's renderer, or the same simulation with Blender's Cycles (the bpy module) in the "
+        "seed's own looks (tools/_task_cycles.py)")  # fmt: skip
+    add("--samples", type=int, default=4, help="Cycles samples per pixel (denoised), with --renderer cycles")
 
 
 def count_video_frames(path: Path) -> int:
@@ -66,14 +71,17 @@ def count_video_frames(path: Path) -> int:
 
 
 class DemoFilm:
-    """Writes the frames of a demo into ``staging`` as the simulation reaches them.
+    """Writes the frames of a demo into ``staging`` as the simulation reaches them (MuJoCo's renderer), or
+    keeps the states and films them with Cycles once the simulation went as meant (``--renderer cycles``:
+    call :meth:`finish`).
 
     Args:
         staging: The folder being filled (``_demo_output.staged_output``).
         model: The compiled scene, with the camera ``demo``.
         layout: The scene's layout: ``camera_pos``, ``camera_rot``, ``fovy``, ``width`` and ``height``.
         objects: The objects whose truth is filled in (their ``frames`` grow by one per frame).
-        args: The generator's options: ``fps``, ``frames_dir`` and ``stereo_noise``.
+        args: The generator's options: ``seed``, ``fps``, ``frames``, ``frames_dir``, ``stereo_noise``,
+            ``renderer`` and ``samples``.
         noise: Random generator of the sensor noise.
         object_groups: Object name to the geom group that holds its visible geoms.
         unmasked_groups: Further groups shown but in no object's mask (``DemoRenderer``).
@@ -107,21 +115,78 @@ class DemoFilm:
             if not self.writer.isOpened():
                 raise RuntimeError("OpenCV cannot write mp4v video here; use --frames-dir")
         (staging / "depth").mkdir()
-        self.renderer = DemoRenderer(model, layout.width, layout.height, object_groups, unmasked_groups)
+        self.cycles = args.renderer == "cycles"
+        self.renderer = None
+        if self.cycles:
+            self.model, self.layout, self.groups, self.unmasked = (
+                model,
+                layout,
+                object_groups,
+                unmasked_groups,
+            )
+            self.seed, self.samples, self.frames = args.seed, args.samples, args.frames
+            self.states: list[tuple[np.ndarray, np.ndarray]] = []
+            self.poses: list[list[tuple[np.ndarray, np.ndarray]]] = []
+            self.looks = None
+        else:
+            self.renderer = DemoRenderer(model, layout.width, layout.height, object_groups, unmasked_groups)
 
     def on_frame(self, index: int, data: mujoco.MjData) -> None:
-        """Render frame ``index`` of the state ``data``; write its colour and depth; add each object's truth."""
-        images = self.renderer.render(data)
-        bgr = cv2.cvtColor(noisy_rgb(images.rgb, self.noise), cv2.COLOR_RGB2BGR)
+        """Render frame ``index`` of the state ``data``; write its colour and depth; add each object's truth.
+        With Cycles, keep the state for :meth:`finish`."""
+        poses = [
+            (data.body(spec.body).xpos.copy(), data.body(spec.body).xquat.copy()) for spec in self.objects
+        ]
+        if self.cycles:
+            self.states.append((data.geom_xpos.copy(), data.geom_xmat.copy()))
+            self.poses.append(poses)
+            return
+        self._write(index, self.renderer.render(data), poses)
+
+    def finish(self) -> None:
+        """Film the kept states with Cycles and write them (``--renderer cycles``); nothing otherwise."""
+        if not self.cycles:
+            return
+        from _task_cycles import draw_task_looks, film_task  # bpy is loaded for Cycles films only
+        from _varied_blender import quiet_stdout
+
+        middle = np.mean([position for position, _ in self.poses[0]], axis=0)
+        self.looks = draw_task_looks(
+            np.random.default_rng([self.seed, 5]), len(self.groups), middle, self.frames
+        )
+        layout = self.layout
+        camera = (self.w_from_c, layout.fovy, (layout.width, layout.height))
+        with tempfile.TemporaryDirectory(prefix="task-cycles-") as work, quiet_stdout(False):
+            filmed = film_task(self.model, self.states, self.looks, self.groups, self.unmasked, camera,
+                               self.samples, Path(work))  # fmt: skip
+        for index, (images, poses) in enumerate(zip(filmed, self.poses, strict=True)):
+            self._write(index, images, poses)
+
+    def recorded(self) -> dict[str, Any]:
+        """What truth.json's ``generator`` records of the filming."""
+        if not self.cycles:
+            return {"renderer": "MuJoCo (OpenGL)"}
+        looks = self.looks
+        return {"renderer": "Blender Cycles (CPU)", "samples": self.samples, "table": looks.table["kind"],
+                "noise_sigma": round(looks.noise_sigma, 2), "jpeg_quality": [int(q) for q in looks.jpeg_quality]}  # fmt: skip
+
+    def _write(self, index: int, images: FrameImages, poses: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """Write frame ``index``'s colour (with sensor noise) and depth; add each object's truth."""
+        if self.cycles:
+            from _varied_truth import phone_frame
+
+            rgb = cv2.cvtColor(images.rgb, cv2.COLOR_RGB2BGR)
+            bgr = phone_frame(rgb, self.looks.noise_sigma, int(self.looks.jpeg_quality[index]), self.noise)
+        else:
+            bgr = cv2.cvtColor(noisy_rgb(images.rgb, self.noise), cv2.COLOR_RGB2BGR)
         if self.writer is None:
             cv2.imwrite(str(self.staging / "frames" / f"{index:06d}.png"), bgr)
         else:
             self.writer.write(bgr)
         depth = sensor_depth(images.depth, self.intr.fx, self.noise, self.stereo_noise)
         cv2.imwrite(str(self.staging / "depth" / f"{index:06d}.png"), depth, [cv2.IMWRITE_PNG_COMPRESSION, 9])
-        for spec in self.objects:
-            body = data.body(spec.body)
-            entries = pose_entries(self.w_from_c, body.xpos, body.xquat, spec.centre)
+        for spec, (position, quat) in zip(self.objects, poses, strict=True):
+            entries = pose_entries(self.w_from_c, position, quat, spec.centre)
             mask = images.masks[spec.name]
             spec.frames.append(truth_frame(index, spec, entries, mask, images.alone_pixels[spec.name]))
             if index == 0:
@@ -129,7 +194,8 @@ class DemoFilm:
 
     def close(self) -> None:
         """Free the renderer and finish the video file."""
-        self.renderer.close()
+        if self.renderer is not None:
+            self.renderer.close()
         if self.writer is not None:
             self.writer.release()
 

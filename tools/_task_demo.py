@@ -29,7 +29,6 @@ from _demo_truth import ObjectSpec
 
 GENERATED = ("video.mp4", "frames", "depth", "masks", "camera.json", "prompts.json", "trajectory.json",
              "truth.json", "README.md")  # fmt: skip
-RENDERER = "MuJoCo (OpenGL)"
 
 
 def task_parser(
@@ -159,13 +158,15 @@ def generate(task: TaskDemo, args: argparse.Namespace, staging: Path) -> dict:
     film = DemoFilm(staging, model, layout, objects, args, noise, task.object_groups, task.unmasked_groups)
     try:
         result = task.simulate(model, layout, script, args.frames, args.fps, film.on_frame)
+        if not result.failures:
+            film.finish()
     finally:
         film.close()
     if result.failures:
         raise RuntimeError("; ".join(result.failures))
     film.check_video(args.frames)
 
-    generator = {"tool": task.tool, "seed": args.seed, "argv": sys.argv[1:], "renderer": RENDERER,
+    generator = {"tool": task.tool, "seed": args.seed, "argv": sys.argv[1:], **film.recorded(),
                  **task.recorded_options(args)}  # fmt: skip
     truth = task.truth_json(layout, film.intr, args.fps, objects, result, generator)
     write_folder(staging, args, film, layout, task.prompts_json(layout, objects, film.first_masks), truth)
