@@ -733,7 +733,7 @@ def fit_rack(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
     points = all_points(views)
     if all(v.from_depth for v in views) and wall_rack_fit.is_on_wall(points):
         return wall_rack_fit.fit_wall_rack(views, camera, points)
-    return fit_mug_tree(views, camera)
+    return fit_mug_tree(views, camera, points)
 
 
 def _fit_rack_hint(views: list[RestView], camera: Camera) -> tuple[FittedObject, str | None]:

@@ -367,13 +367,18 @@ def _to_params(x: np.ndarray, fixed: dict, pegs: int) -> dict:
     return params
 
 
-def fit_mug_tree(views: list[RestView], camera: Camera, mesh=None) -> FittedObject:
+def fit_mug_tree(views: list[RestView], camera: Camera, points: np.ndarray | None = None) -> FittedObject:
     """Fits a mug tree: its base, post and pegs (:mod:`.kinds.rack`), upright on the table.
+
+    Args:
+        views: The rack's rest views.
+        camera: Intrinsics.
+        points: The views' depth points in the world (:func:`.fit_base.all_points`), where the caller has them.
 
     Raises:
         RackFitError: No depth, or the depth shows no post or no peg (the message says which).
     """
-    points = all_points(views)
+    points = all_points(views) if points is None else points
     if not all(v.from_depth for v in views) or len(points) < 3 * PEG_MIN_POINTS:
         raise RackFitError(
             "a rack is fitted from depth: this video has none for it (give a mesh: shape 'mesh')"

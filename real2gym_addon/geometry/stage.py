@@ -64,7 +64,7 @@ from .table import (
     GeometryError,
     Table,
     fit_table_frames,
-    noise_on_given_table,
+    given_table_readings,
     still_camera_table,
     table_from_world_pose,
 )
@@ -496,7 +496,7 @@ def run_geometry(
             poses = [
                 pose_at(world_from_camera if camera_frames is None else camera_frames, int(f)) for f in sample
             ]
-            noise_1m, extent = noise_on_given_table(camera, depth_frames, union, poses)
+            noise_1m, extent = given_table_readings(camera, depth_frames, union, poses)
             if extent is not None:
                 table = dataclasses.replace(table, extent_world=extent)
     elif demo.depth_dir is None:  # RGB only: the pose from the objects of known size (known_size.py)

@@ -244,7 +244,7 @@ def table_from_world_pose(world_from_camera: np.ndarray) -> Table:
     return Table(normal_cam=normal, offset_cam=offset, source="world_from_camera")
 
 
-def noise_on_given_table(
+def given_table_readings(
     camera: Camera, depth_frames: list[np.ndarray], object_masks: list[np.ndarray], poses: list[np.ndarray]
 ) -> tuple[float, list[float] | None]:
     """The depth noise at 1 m (metres) measured on a table whose place is given (camera.json's pose), and

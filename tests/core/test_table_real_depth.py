@@ -31,7 +31,7 @@ from real2gym.real2gym_addon.geometry.table import (
     GeometryError,
     fit_table,
     fit_table_frames,
-    noise_on_given_table,
+    given_table_readings,
 )
 
 CAMERA = Camera(width=640, height=480, fx=500.0, fy=500.0, cx=320.0, cy=240.0)
@@ -177,7 +177,7 @@ def test_a_given_pose_still_measures_the_depth_noise_and_quantised_rows_do_not_g
     disparity = np.round(CAMERA.fx * baseline / np.maximum(depth, 1e-6) * steps) / steps
     quantised = np.where(depth > 0, CAMERA.fx * baseline / disparity, 0.0).astype(np.float32)
     mask = cv2.dilate(obj.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
-    given, extent = noise_on_given_table(CAMERA, [quantised], [mask], [pose])
+    given, extent = given_table_readings(CAMERA, [quantised], [mask], [pose])
     fitted_table = fit_table_frames(CAMERA, [quantised], [mask])
     fitted = fitted_table.planes[0].noise_1m
     # The seen table top's extent: where its true readings outside the object fall, world x and y.
@@ -312,7 +312,7 @@ def test_a_low_ledge_joins_its_object_over_a_quantised_table_and_the_table_bands
     assert ((heights > 0.006) & ~near).sum() > 1000  # table bands the steps lift past the bare 6 mm rise
     mask = obj & (rise > 0.03)
     low = obj & (rise < 0.018)
-    noise, _ = noise_on_given_table(CAMERA, [quantised], [near], [pose])
+    noise, _ = given_table_readings(CAMERA, [quantised], [near], [pose])
     assert 3 * noise * float(np.median(quantised[low])) ** 2 > 0.018  # the noise's rise is over the low part
     grown = grow_in_depth(mask, quantised, CAMERA, pose, noise_1m=noise)
     assert (grown & low).sum() > 0.2 * low.sum(), ((grown & low).sum(), low.sum())
