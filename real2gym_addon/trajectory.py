@@ -48,6 +48,11 @@ HELD_GAP_S = 0.5
 """Seconds at the start or end of the video a recording may miss (held at its first or last sample)."""
 FULL_OPENING = 0.08
 """Metres between the finger pads of the simulated gripper when fully open."""
+HANDS = ("right", "left")
+"""A person's hand that a hand-form recording tracks (``"hand"``)."""
+MIN_REACH = 0.01
+"""Metres: the grasp centre is at least this far from the wrist, across the fingers' opening direction (else
+the approach is not defined)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,6 +239,72 @@ def _into_contract(data: dict, frame_of: str, positions: np.ndarray, quaternions
     return frame_of, positions, rotation.as_quat()[:, [3, 0, 1, 2]], form
 
 
+def _hand_sample(
+    sample: dict, where: str, last_opening: np.ndarray | None
+) -> tuple[list, list, float, np.ndarray]:
+    """A tracked hand's sample as the gripper's: the grasp centre between the thumb's and the index finger's
+    tips, the fingers opening along the line from the thumb's tip to the index's, the approach from the wrist
+    to the grasp centre (square to the opening), and the gap as wide as the tips are apart.
+
+    Returns:
+        ``(position, quaternion [w, x, y, z], gap m, the opening direction)``.
+    """
+    from scipy.spatial.transform import Rotation
+
+    try:
+        wrist = np.array(sample.get("wrist"), float)
+    except (TypeError, ValueError):
+        wrist = np.zeros(0)
+    if wrist.shape != (4, 4) or not np.isfinite(wrist).all():
+        raise DemoFolderError(f"{where}: 'wrist' must be the wrist's 4x4 pose (rows of 4 finite numbers)")
+    thumb = np.array(_vector(sample, "thumb_tip", 3, where))
+    index = np.array(_vector(sample, "index_tip", 3, where))
+    centre = (thumb + index) / 2
+    gap = float(np.linalg.norm(index - thumb))
+    if gap > 1e-4:
+        opening = (index - thumb) / gap
+    elif last_opening is not None:  # the tips touch: the fingers open as on the sample before
+        opening = last_opening
+    else:
+        raise DemoFolderError(f"{where}: the thumb's and the index finger's tips are at the same place, and no "
+                              "sample before says which way the fingers open")  # fmt: skip
+    reach = centre - wrist[:3, 3]
+    approach = reach - (reach @ opening) * opening
+    if np.linalg.norm(approach) < MIN_REACH:
+        raise DemoFolderError(
+            f"{where}: the grasp centre between the fingertips is {np.linalg.norm(approach) * 1000:.0f} mm from "
+            f"the wrist across the fingers; the wrist's position must be the wrist's, in metres"
+        )
+    approach /= np.linalg.norm(approach)
+    rotation = np.c_[np.cross(opening, approach), opening, approach]
+    quaternion = Rotation.from_matrix(rotation).as_quat()[[3, 0, 1, 2]]
+    return centre.tolist(), quaternion.tolist(), gap, opening
+
+
+def _from_hand(data: dict) -> tuple[dict, str]:
+    """A hand-form recording (docs/data-contract.md, "Human hands") in the gripper's form: each sample's grasp
+    centre, rotation and measured gap (:func:`_hand_sample`, the gap no wider than :data:`MAX_GRIPPER_WIDTH`)."""
+    hand = data["hand"]
+    if hand not in HANDS:
+        raise DemoFolderError(f"trajectory.json: 'hand' must be 'right' or 'left', got {hand!r:.40}")
+    if "gripper_kind" in data or "tcp_offset" in data or "axes" in data:
+        raise DemoFolderError("trajectory.json: a hand's recording gives its joints; 'gripper_kind', "
+                              "'tcp_offset' and 'axes' are a robot's")  # fmt: skip
+    samples = data.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise DemoFolderError("trajectory.json needs a non-empty 'samples' list")
+    converted, last = [], None
+    for i, sample in enumerate(samples):
+        if not isinstance(sample, dict):
+            raise DemoFolderError(f"trajectory.json: samples[{i}] must be a JSON object")
+        where = f"trajectory.json, sample for frame {sample.get('frame')!r:.20} ({hand} hand)"
+        position, quaternion, gap, last = _hand_sample(sample, where, last)
+        converted.append({"frame": sample.get("frame"), "position": position, "quaternion": quaternion,
+                          "gripper_width_m": min(gap, MAX_GRIPPER_WIDTH)})  # fmt: skip
+    keep = {k: v for k, v in data.items() if k in ("frame_of", "world_from_robot", "camera_from_robot")}
+    return {**keep, "gripper_kind": "measured", "samples": converted}, hand
+
+
 def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None = None) -> TrajectorySamples:
     """Checks the content of trajectory.json against the video.
 
@@ -255,6 +326,9 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
         raise DemoFolderError(
             f"trajectory.json must hold a JSON object with 'samples', not a {type(data).__name__}"
         )
+    hand = None
+    if "hand" in data:
+        data, hand = _from_hand(data)
     frame_of = data.get("frame_of", "camera")
     if frame_of not in FRAMES_OF:
         raise DemoFolderError(
@@ -339,6 +413,8 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
     form.update(
         gripper=sorted({s[0] for s in states if s})[0] if width is not None else None, gripper_kind=kind
     )
+    if hand is not None:
+        form.update(hand=hand, gripper="thumb_tip to index_tip")
     if len(index_array) < frames:
         form["samples"] = len(index_array)
     return TrajectorySamples(

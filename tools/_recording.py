@@ -6,7 +6,8 @@ which the fingers open), and the finger gap the fingers measured. :func:`recordi
 writes that motion in one of :data:`FORMS`: in the camera, world or robot-base frame; at
 the grasp centre or at the flange (``tcp_offset``); in the contract's axes or another
 convention (``axes``); the gripper as fraction open, finger gap or closure, commanded or
-measured; every frame or every third. Every form describes the same motion: a reader that
+measured; every frame or every third; or as a person's tracked hand (``hand``: the wrist's pose and the
+thumb's and index finger's tips, docs/data-contract.md "Human hands"). Every form describes the same motion: a reader that
 applies the conventions gets back the same grasp centre, rotation and finger gap (up to
 interpolation between sparse samples), except that ``careful_release`` lets the fingers
 open only :data:`CAREFUL_MARGIN` wider than the object after the release.
@@ -28,6 +29,7 @@ FORMS = (
     "robot_base_closure",
     "camera_from_robot_axes_sparse",
     "careful_release",
+    "hand",
 )
 """The recording forms :func:`recording_json` writes."""
 FULL_OPENING = 0.08
@@ -41,6 +43,11 @@ ROBOT_DISTANCE = 0.5
 SPARSE_AXES = {"approach": "+x", "opening": "-z"}
 """The other axis convention of ``camera_from_robot_axes_sparse``. Its axes matrix (:func:`axes_matrix`)
 is not symmetric, so a reader that maps the axes the wrong way round (transposed) gets a wrong rotation."""
+HAND_REACH = 0.09
+"""Metres from a tracked hand's wrist to the grasp centre between its fingertips, along the approach."""
+HAND_SIDE = 0.02
+"""Metres the wrist sits to the thumb's side of the approach axis (the reader takes the approach square to the
+fingers' opening, so this must not tilt it)."""
 _SIGNED_AXES = {"+x": 0, "-x": 0, "+y": 1, "-y": 1, "+z": 2, "-z": 2}
 _DIGITS = 7
 
@@ -149,6 +156,9 @@ def recording_json(
     :data:`SPARSE_AXES` convention, ``tcp_offset`` as a vector in those axes, one sample
     every ``every`` frames plus the last, ``gripper_width_m`` measured.
     ``careful_release``: as ``world_width_measured`` with :func:`careful_widths`.
+    ``hand``: a right hand in the world frame: the thumb's and the index finger's tips either side of the grasp
+    centre along the opening direction, as far apart as the measured gap, and the wrist :data:`HAND_REACH`
+    behind it along the approach (:data:`HAND_SIDE` to the thumb's side), turned as the grasp.
 
     Args:
         form: One of :data:`FORMS`.
@@ -202,6 +212,9 @@ def recording_json(
         data |= {"tcp_offset": TCP_OFFSET, "gripper_kind": "commanded", "gripper_max_width_m": FULL_OPENING}
         offset = np.array([0.0, 0.0, TCP_OFFSET])
         state = {"gripper_closure": np.clip(1.0 - commanded / FULL_OPENING, 0.0, 1.0)}
+    elif form == "hand":
+        data |= {"frame_of": "world", "hand": "right"}
+        state = {}
     else:  # camera_from_robot_axes_sparse
         world_from_robot = robot_base_pose(world_from_grasp, rng)
         camera_from_robot = np.linalg.inv(world_from_camera) @ world_from_robot
@@ -216,6 +229,14 @@ def recording_json(
     samples = []
     for frame in frames:
         pose = reference @ world_from_grasp[frame]
+        if form == "hand":
+            centre, opening, approach = pose[:3, 3], pose[:3, 1], pose[:3, 2]
+            half = max(float(width_m[frame]), 0.0) / 2
+            wrist = pose.copy()
+            wrist[:3, 3] = centre - HAND_REACH * approach - HAND_SIDE * opening
+            samples.append({"frame": int(frame), "wrist": _matrix(wrist), "thumb_tip": _r(centre - half * opening),
+                            "index_tip": _r(centre + half * opening)})  # fmt: skip
+            continue
         rotation = pose[:3, :3] @ to_recorded
         position = pose[:3, 3] - rotation @ offset  # the recorded point (flange)
         sample = {"frame": int(frame), "position": _r(position), "quaternion": _quat(rotation)}

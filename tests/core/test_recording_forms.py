@@ -100,6 +100,19 @@ def read_back(data: dict, world_from_camera: np.ndarray):
             world_from_frame = np.array(data["world_from_robot"])
         else:
             world_from_frame = world_from_camera @ np.array(data["camera_from_robot"])
+    if "hand" in data:  # the contract's hand: the centre between the tips, approached from the wrist
+        frames, centres, rotations, widths = [], [], [], []
+        for sample in data["samples"]:
+            thumb, index = np.array(sample["thumb_tip"]), np.array(sample["index_tip"])
+            centre, opening = (thumb + index) / 2, (index - thumb) / np.linalg.norm(index - thumb)
+            reach = centre - np.array(sample["wrist"])[:3, 3]
+            approach = reach - (reach @ opening) * opening
+            approach /= np.linalg.norm(approach)
+            frames.append(sample["frame"])
+            centres.append(world_from_frame[:3, :3] @ centre + world_from_frame[:3, 3])
+            rotations.append(world_from_frame[:3, :3] @ np.c_[np.cross(opening, approach), opening, approach])
+            widths.append(np.linalg.norm(index - thumb))
+        return np.array(frames), np.array(centres), np.array(rotations), np.array(widths), "measured"
     axes = data.get("axes", {"approach": "+z", "opening": "+y"})
     full = data.get("gripper_max_width_m", 0.08)
     frames, centres, rotations, widths = [], [], [], []
@@ -150,6 +163,7 @@ def _angle_deg(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         "robot_base_closure",
         "camera_from_robot_axes_sparse",
         "careful_release",
+        "hand",
     ],
 )
 def test_every_form_reads_back_the_same_motion(recording, form):
