@@ -10,7 +10,9 @@ side. Its fingers are fully open (8 cm) until they close on the object over the 
 before the grasp keyframe, measure the object's width across the fingers from the grasp
 keyframe to the frame before the release keyframe (they hold it there), and open from
 then on over 4 frames (with ``--form careful_release`` only 6 mm wider than the object):
-on the release keyframe they have begun to open, as in tools/make_demo.py's truth. ``--form`` names how it is written (tools/_recording.py).
+on the release keyframe they have begun to open, as in tools/make_demo.py's truth. ``--form`` names how it is written
+(tools/_recording.py); ``--form hand`` writes it as the person's tracked hand: the wrist 9 cm behind the grasp centre,
+the thumb's and the index finger's tips either side of it as far apart as the fingers' gap.
 Between the grasp and the release the object's true centre must lie within 1 cm of the
 grasp centre written, or nothing is written.
 
