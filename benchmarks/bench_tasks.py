@@ -61,6 +61,7 @@ from real2gym.real2gym_addon.truth import load_truth, write_given_masks
 NAME = "tasks"
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
+from add_recording import RecordingError, add_recording  # noqa: E402
 from make_articulated_set import folder_is_current  # noqa: E402  (the cache's check: same generator options)
 
 CACHE = REPO / ".cache" / "task_scenes"
@@ -279,9 +280,15 @@ def _scenes() -> dict[str, dict[str, Path]]:
                     CACHE / set_name / name, CACHE / derived[set_name] / name
                 )
             if set_name == "stack_cycles" and "stack_cycles_hand" in chosen:
-                sets["stack_cycles_hand"][name] = _with_hand(
-                    CACHE / set_name / name, CACHE / "stack_cycles_hand" / name
-                )
+                try:
+                    sets["stack_cycles_hand"][name] = _with_hand(
+                        CACHE / set_name / name, CACHE / "stack_cycles_hand" / name
+                    )
+                except RecordingError as error:  # counted as not verified: the set keeps its size
+                    print(
+                        f"  stack_cycles_hand {name}: no hand written: {error}", file=sys.stderr, flush=True
+                    )
+                    sets["stack_cycles_hand"][name] = CACHE / "stack_cycles_hand" / "missing" / name
     return {name: scenes for name, scenes in sets.items() if name in _chosen_or_all()}
 
 
@@ -289,8 +296,6 @@ def _with_hand(source: Path, folder: Path) -> Path:
     """``folder``: the Cycles film ``source`` with the hand's joints as trajectory.json (tools/add_recording.py
     ``--form hand``: the thumb's and index finger's tips either side of the hand's grasp centre, the wrist behind
     it) and the true masks."""
-    from add_recording import add_recording
-
     add_recording(source, "hand", folder)
     names = [o["name"] for o in json.loads((folder / "prompts.json").read_text())["objects"]]
     write_given_masks(load_truth(folder), folder, names)

@@ -72,13 +72,15 @@ def redraw(truth: dict) -> Scene:
         raise RecordingError(
             f"truth.json was written by {generator.get('tool')!r}, not tools/make_varied_demo.py"
         )
-    video = truth["video"]
+    video, argv = truth["video"], list(generator.get("argv", []))
+    task = argv[argv.index("--task") + 1] if "--task" in argv[:-1] else None  # drawn from the seed without it
     scene = draw_scene(
         int(generator["seed"]),
         int(video["frames"]),
         int(video["width"]),
         int(video["height"]),
         int(generator["attempt"]),
+        task,
     )
     names = [item.name for item in scene.items]
     if names != [o["name"] for o in truth["objects"]]:
