@@ -50,6 +50,11 @@ FULL_OPENING = 0.08
 """Metres between the finger pads of the simulated gripper when fully open."""
 HANDS = ("right", "left")
 """A person's hand that a hand-form recording tracks (``"hand"``)."""
+FINGERTIP_PAD = 0.007
+"""Metres a tracked fingertip lies beyond the pad that touches (a tracker's tip is the joint at the finger's
+end, inside it): the gripper's gap is the tips' distance less this on each side (``fingertip_pad_m``)."""
+MAX_FINGERTIP_PAD = 0.02
+"""Metres: the largest ``fingertip_pad_m`` a recording may give."""
 MIN_REACH = 0.01
 """Metres: the grasp centre is at least this far from the wrist, across the fingers' opening direction (else
 the approach is not defined)."""
@@ -240,11 +245,12 @@ def _into_contract(data: dict, frame_of: str, positions: np.ndarray, quaternions
 
 
 def _hand_sample(
-    sample: dict, where: str, last_opening: np.ndarray | None
+    sample: dict, where: str, last_opening: np.ndarray | None, pad: float
 ) -> tuple[list, list, float, np.ndarray]:
     """A tracked hand's sample as the gripper's: the grasp centre between the thumb's and the index finger's
     tips, the fingers opening along the line from the thumb's tip to the index's, the approach from the wrist
-    to the grasp centre (square to the opening), and the gap as wide as the tips are apart.
+    to the grasp centre (square to the opening), and the gap as wide as the tips are apart less ``pad`` (m)
+    each side.
 
     Returns:
         ``(position, quaternion [w, x, y, z], gap m, the opening direction)``.
@@ -278,18 +284,23 @@ def _hand_sample(
     approach /= np.linalg.norm(approach)
     rotation = np.c_[np.cross(opening, approach), opening, approach]
     quaternion = Rotation.from_matrix(rotation).as_quat()[[3, 0, 1, 2]]
-    return centre.tolist(), quaternion.tolist(), gap, opening
+    return centre.tolist(), quaternion.tolist(), max(gap - 2 * pad, 0.0), opening
 
 
 def _from_hand(data: dict) -> tuple[dict, str]:
     """A hand-form recording (docs/data-contract.md, "Human hands") in the gripper's form: each sample's grasp
-    centre, rotation and measured gap (:func:`_hand_sample`, the gap no wider than :data:`MAX_GRIPPER_WIDTH`)."""
+    centre, rotation and measured gap (:func:`_hand_sample`, less ``fingertip_pad_m`` (:data:`FINGERTIP_PAD`)
+    each side, no wider than :data:`MAX_GRIPPER_WIDTH`)."""
     hand = data["hand"]
     if hand not in HANDS:
         raise DemoFolderError(f"trajectory.json: 'hand' must be 'right' or 'left', got {hand!r:.40}")
     if "gripper_kind" in data or "tcp_offset" in data or "axes" in data:
         raise DemoFolderError("trajectory.json: a hand's recording gives its joints; 'gripper_kind', "
                               "'tcp_offset' and 'axes' are a robot's")  # fmt: skip
+    pad = FINGERTIP_PAD
+    if "fingertip_pad_m" in data:
+        pad = _number(data, "fingertip_pad_m", "trajectory.json", 0.0, MAX_FINGERTIP_PAD,
+                      "metres from a tracked fingertip to the pad that touches")  # fmt: skip
     samples = data.get("samples")
     if not isinstance(samples, list) or not samples:
         raise DemoFolderError("trajectory.json needs a non-empty 'samples' list")
@@ -298,7 +309,7 @@ def _from_hand(data: dict) -> tuple[dict, str]:
         if not isinstance(sample, dict):
             raise DemoFolderError(f"trajectory.json: samples[{i}] must be a JSON object")
         where = f"trajectory.json, sample for frame {sample.get('frame')!r:.20} ({hand} hand)"
-        position, quaternion, gap, last = _hand_sample(sample, where, last)
+        position, quaternion, gap, last = _hand_sample(sample, where, last, pad)
         converted.append({"frame": sample.get("frame"), "position": position, "quaternion": quaternion,
                           "gripper_width_m": min(gap, MAX_GRIPPER_WIDTH)})  # fmt: skip
     keep = {k: v for k, v in data.items() if k in ("frame_of", "world_from_robot", "camera_from_robot")}

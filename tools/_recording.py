@@ -45,6 +45,9 @@ SPARSE_AXES = {"approach": "+x", "opening": "-z"}
 is not symmetric, so a reader that maps the axes the wrong way round (transposed) gets a wrong rotation."""
 HAND_REACH = 0.09
 """Metres from a tracked hand's wrist to the grasp centre between its fingertips, along the approach."""
+HAND_PAD = 0.007
+"""Metres a tracked fingertip lies beyond the pad that touches the object (a hand tracker gives the joint at the
+finger's end, inside the finger): the tips are the fingers' gap and twice this apart."""
 HAND_SIDE = 0.02
 """Metres the wrist sits to the thumb's side of the approach axis (the reader takes the approach square to the
 fingers' opening, so this must not tilt it)."""
@@ -157,7 +160,8 @@ def recording_json(
     every ``every`` frames plus the last, ``gripper_width_m`` measured.
     ``careful_release``: as ``world_width_measured`` with :func:`careful_widths`.
     ``hand``: a right hand in the world frame: the thumb's and the index finger's tips either side of the grasp
-    centre along the opening direction, as far apart as the measured gap, and the wrist :data:`HAND_REACH`
+    centre along the opening direction, as far apart as the measured gap and twice :data:`HAND_PAD`, and the
+    wrist :data:`HAND_REACH`
     behind it along the approach (:data:`HAND_SIDE` to the thumb's side), turned as the grasp.
 
     Args:
@@ -231,7 +235,7 @@ def recording_json(
         pose = reference @ world_from_grasp[frame]
         if form == "hand":
             centre, opening, approach = pose[:3, 3], pose[:3, 1], pose[:3, 2]
-            half = max(float(width_m[frame]), 0.0) / 2
+            half = max(float(width_m[frame]), 0.0) / 2 + HAND_PAD
             wrist = pose.copy()
             wrist[:3, 3] = centre - HAND_REACH * approach - HAND_SIDE * opening
             samples.append({"frame": int(frame), "wrist": _matrix(wrist), "thumb_tip": _r(centre - half * opening),

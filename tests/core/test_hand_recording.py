@@ -23,7 +23,7 @@ from scipy.spatial.transform import Rotation
 from real2gym.real2gym_addon.cli import main
 from real2gym.real2gym_addon.errors import DemoFolderError
 from real2gym.real2gym_addon.geometry.carry import gripper_hold
-from real2gym.real2gym_addon.trajectory import parse_trajectory
+from real2gym.real2gym_addon.trajectory import FINGERTIP_PAD, parse_trajectory
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "block_in_cup"
@@ -72,7 +72,12 @@ def test_a_tracked_hand_reads_back_as_the_gripper_between_its_fingertips(recordi
         * Rotation.from_quat(theirs.quaternions[:, [1, 2, 3, 0]])
     ).magnitude()
     assert np.degrees(angle).max() < 0.01
-    assert np.abs(ours.opening - theirs.opening).max() < 1e-5  # 90 mm reads as fully open (the gripper's 80)
+    # The tips are the gap and a finger's pad each side apart (the writer's HAND_PAD, the reader's default
+    # fingertip_pad_m); 90 mm reads as fully open (the gripper's 80).
+    assert recording.HAND_PAD == FINGERTIP_PAD
+    assert np.abs(ours.opening - theirs.opening).max() < 1e-5
+    padless = parse_trajectory({**hand, "fingertip_pad_m": 0.0}, FRAMES, FPS)
+    assert np.abs(padless.opening - np.clip((width + 2 * FINGERTIP_PAD) / 0.08, 0, 1)).max() < 1e-5
     assert ours.kind == "measured" and ours.form["hand"] == "right" and ours.form["frame_of"] == "world"
     # Grasp and release from the pinch: where it stalls at the block's width, where it opens past it.
     assert gripper_hold(ours.opening) == gripper_hold(theirs.opening) == (14, 41)
@@ -80,8 +85,8 @@ def test_a_tracked_hand_reads_back_as_the_gripper_between_its_fingertips(recordi
 
 def test_touching_fingertips_keep_the_opening_direction_of_the_sample_before(recording) -> None:
     poses, width, holding = _motion()
-    width[20] = 0.0  # a pinch on nothing, for one frame
     hand = recording.recording_json("hand", poses, width, np.eye(4), holding)
+    hand["samples"][20]["index_tip"] = hand["samples"][20]["thumb_tip"]  # a pinch on nothing, for one frame
     read = parse_trajectory(hand, FRAMES, FPS)
     opening = Rotation.from_quat(read.quaternions[:, [1, 2, 3, 0]]).as_matrix()[:, :, 1]
     assert np.allclose(opening[20], opening[19]) and read.opening[20] == 0.0
@@ -126,6 +131,7 @@ def _broken(recording, change) -> dict:
             "frame 9 (right hand): the grasp centre between the fingertips is 0 mm from the wrist",
         ),
         (lambda d: d.update(tcp_offset=0.1), "'tcp_offset' and 'axes' are a robot's"),
+        (lambda d: d.update(fingertip_pad_m=0.05), "'fingertip_pad_m' is 0.05; it must lie in [0, 0.02]"),
     ],
 )
 def test_a_bad_hand_sample_is_named(recording, change, words: str) -> None:
@@ -135,8 +141,8 @@ def test_a_bad_hand_sample_is_named(recording, change, words: str) -> None:
 
 
 def test_the_bundled_demo_verifies_with_its_recording_as_a_tracked_hand(tmp_path: Path) -> None:
-    """The robot's recording rewritten as a right hand's joints (the fingertips as far apart as the fingers
-    measured, the wrist 9 cm behind the grasp centre and 2 cm to the thumb's side), in the camera frame."""
+    """The robot's recording rewritten as a right hand's joints (the fingertips 7 mm beyond the pads the fingers
+    measured apart, the wrist 9 cm behind the grasp centre and 2 cm to the thumb's side), in the camera frame."""
     demo = Path(shutil.copytree(DEMO, tmp_path / "demo"))
     truth = json.loads((demo / "truth.json").read_text())
     recorded = json.loads((demo / "trajectory.json").read_text())
@@ -146,7 +152,7 @@ def test_the_bundled_demo_verifies_with_its_recording_as_a_tracked_hand(tmp_path
         w, x, y, z = sample["quaternion"]
         rotation = Rotation.from_quat([x, y, z, w]).as_matrix()
         centre, opening, approach = np.array(sample["position"]), rotation[:, 1], rotation[:, 2]
-        half = gap[sample["frame"]] / 2
+        half = gap[sample["frame"]] / 2 + 0.007
         wrist = np.eye(4)
         wrist[:3, :3], wrist[:3, 3] = rotation, centre - 0.09 * approach - 0.02 * opening
         samples.append({"frame": sample["frame"], "wrist": wrist.tolist(),

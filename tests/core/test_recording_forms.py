@@ -143,6 +143,8 @@ def _expected_width(form: str, width: np.ndarray, holding: np.ndarray) -> np.nda
     """What each form's gripper field describes, stated from the contract (not from the writer)."""
     if form in ("short_camera", "robot_base_closure"):  # commanded: closed while holding
         return np.where(holding, 0.0, width)
+    if form == "hand":  # the tracked tips are a finger's pad (7 mm) beyond the gap on each side
+        return width + 2 * 0.007
     if form == "careful_release":  # opens 6 mm past the held width, no further
         out = width.copy()
         out[RELEASE - 1 :] = np.minimum(out[RELEASE - 1 :], HELD_WIDTH + 0.006)
