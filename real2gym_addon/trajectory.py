@@ -244,6 +244,17 @@ def _into_contract(data: dict, frame_of: str, positions: np.ndarray, quaternions
     return frame_of, positions, rotation.as_quat()[:, [3, 0, 1, 2]], form
 
 
+def _samples(data: dict) -> list[dict]:
+    """trajectory.json's ``samples``, checked to be a non-empty list of JSON objects."""
+    samples = data.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise DemoFolderError("trajectory.json needs a non-empty 'samples' list")
+    for i, sample in enumerate(samples):
+        if not isinstance(sample, dict):
+            raise DemoFolderError(f"trajectory.json: samples[{i}] must be a JSON object")
+    return samples
+
+
 def _hand_sample(
     sample: dict, where: str, last_opening: np.ndarray | None, pad: float
 ) -> tuple[list, list, float, np.ndarray]:
@@ -301,13 +312,8 @@ def _from_hand(data: dict) -> tuple[dict, str]:
     if "fingertip_pad_m" in data:
         pad = _number(data, "fingertip_pad_m", "trajectory.json", 0.0, MAX_FINGERTIP_PAD,
                       "metres from a tracked fingertip to the pad that touches")  # fmt: skip
-    samples = data.get("samples")
-    if not isinstance(samples, list) or not samples:
-        raise DemoFolderError("trajectory.json needs a non-empty 'samples' list")
     converted, last = [], None
-    for i, sample in enumerate(samples):
-        if not isinstance(sample, dict):
-            raise DemoFolderError(f"trajectory.json: samples[{i}] must be a JSON object")
+    for sample in _samples(data):
         where = f"trajectory.json, sample for frame {sample.get('frame')!r:.20} ({hand} hand)"
         position, quaternion, gap, last = _hand_sample(sample, where, last, pad)
         converted.append({"frame": sample.get("frame"), "position": position, "quaternion": quaternion,
@@ -354,13 +360,8 @@ def parse_trajectory(data: Any, frames: int, fps: float, log: WarningLog | None 
     if "gripper_max_width_m" in data:
         full = _number(data, "gripper_max_width_m", "trajectory.json", 0.001, MAX_GRIPPER_WIDTH,
                        "the gripper's widest finger gap in metres")  # fmt: skip
-    samples = data.get("samples")
-    if not isinstance(samples, list) or not samples:
-        raise DemoFolderError("trajectory.json needs a non-empty 'samples' list")
     index, positions, quaternions, widths = [], [], [], []
-    for i, sample in enumerate(samples):
-        if not isinstance(sample, dict):
-            raise DemoFolderError(f"trajectory.json: samples[{i}] must be a JSON object")
+    for i, sample in enumerate(_samples(data)):
         frame = sample.get("frame")
         if isinstance(frame, float) and frame.is_integer():
             frame = int(frame)

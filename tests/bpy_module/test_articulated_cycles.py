@@ -14,11 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
-
-from real2gym.real2gym_addon.truth import decode_rle
+from cycles_films import assert_same_depth, film_masks, first_frames, mask_ious
 
 REPO = Path(__file__).resolve().parents[2]
 OPTIONS = ["--scene", "cabinet", "--seed", "1", "--frames", "25", "--fps", "5", "--width", "160",
@@ -41,20 +39,11 @@ def films(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return made
 
 
-def _masks(demo: Path) -> dict[str, list[np.ndarray]]:
-    truth = json.loads((demo / "truth.json").read_text())
-    return {o["name"]: [decode_rle(f["mask"]) for f in o["frames"]] for o in truth["objects"]}
-
-
 def test_the_cycles_films_masks_are_mujocos_on_every_frame(films: dict[str, Path]) -> None:
-    mujoco_masks, cycles_masks = _masks(films["mujoco"]), _masks(films["cycles"])
+    mujoco_masks, cycles_masks = film_masks(films["mujoco"]), film_masks(films["cycles"])
     assert set(mujoco_masks) == set(cycles_masks) == {"cabinet", "cabinet.door"}
     for name, masks in mujoco_masks.items():
-        ious = []
-        for ours, theirs in zip(cycles_masks[name], masks, strict=True):
-            union = (ours | theirs).sum()
-            if union > 50:
-                ious.append((ours & theirs).sum() / union)
+        ious = mask_ious(cycles_masks[name], masks)
         assert len(ious) == 25, name
         # Edge pixels differ (each renderer's rasterising of the same boxes); a shift of one pixel
         # would take the door's IoU at 160x120 below 0.85.
@@ -62,14 +51,7 @@ def test_the_cycles_films_masks_are_mujocos_on_every_frame(films: dict[str, Path
 
 
 def test_the_cycles_films_depth_is_mujocos(films: dict[str, Path]) -> None:
-    for frame in (0, 12, 24):
-        depths = [cv2.imread(str(films[r] / "depth" / f"{frame:06d}.png"), cv2.IMREAD_UNCHANGED).astype(float)
-                  for r in ("mujoco", "cycles")]  # fmt: skip
-        both = (depths[0] > 0) & (depths[1] > 0)
-        # About half of each image has depth (the far wall is out of the sensor's range; holes).
-        assert both.mean() > 0.7 * min((d > 0).mean() for d in depths) > 0.3
-        # Each film has its own sensor noise (a few mm at a metre) and holes.
-        assert np.median(np.abs(depths[0] - depths[1])[both]) < 6.0, frame
+    assert_same_depth(films, (0, 12, 24))
 
 
 def test_the_cycles_film_looks_other_and_says_how_it_was_made(films: dict[str, Path]) -> None:
@@ -77,13 +59,7 @@ def test_the_cycles_film_looks_other_and_says_how_it_was_made(films: dict[str, P
     generator = truth["generator"]
     assert generator["renderer"] == "Blender Cycles (CPU)" and generator["samples"] == 1
     assert len(generator["jpeg_quality"]) == 25
-    frames = []
-    for renderer in ("mujoco", "cycles"):
-        capture = cv2.VideoCapture(str(films[renderer] / "video.mp4"))
-        ok, frame = capture.read()
-        capture.release()
-        assert ok
-        frames.append(frame.astype(float))
-    body = _masks(films["cycles"])["cabinet"][0]
+    frames = first_frames(films)
+    body = film_masks(films["cycles"])["cabinet"][0]
     # The same cabinet in other colours: its pixels differ by more than the two films' noise.
     assert np.abs(frames[0][body] - frames[1][body]).mean() > 20

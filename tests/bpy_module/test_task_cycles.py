@@ -14,11 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
-
-from real2gym.real2gym_addon.truth import decode_rle
+from cycles_films import assert_same_depth, film_masks, first_frames, mask_ious
 
 REPO = Path(__file__).resolve().parents[2]
 OPTIONS = ["--seed", "0", "--frames", "24", "--fps", "3", "--size", "320x240", "--with-world-from-camera"]
@@ -45,10 +43,6 @@ def _truth(demo: Path) -> dict:
     return json.loads((demo / "truth.json").read_text())
 
 
-def _masks(demo: Path) -> dict[str, list[np.ndarray]]:
-    return {o["name"]: [decode_rle(f["mask"]) for f in o["frames"]] for o in _truth(demo)["objects"]}
-
-
 def test_the_same_simulation_is_filmed(films: dict[str, Path]) -> None:
     truths = [_truth(films[r]) for r in ("mujoco", "cycles")]
     assert truths[0]["keyframes"] == truths[1]["keyframes"]
@@ -59,26 +53,17 @@ def test_the_same_simulation_is_filmed(films: dict[str, Path]) -> None:
 
 
 def test_the_cycles_films_masks_are_mujocos_on_every_frame(films: dict[str, Path]) -> None:
-    mujoco_masks, cycles_masks = _masks(films["mujoco"]), _masks(films["cycles"])
+    mujoco_masks, cycles_masks = film_masks(films["mujoco"]), film_masks(films["cycles"])
     assert set(mujoco_masks) == set(cycles_masks) == {"mug", "rack"}
     for name, masks in mujoco_masks.items():
-        ious = []
-        for ours, theirs in zip(cycles_masks[name], masks, strict=True):
-            union = (ours | theirs).sum()
-            if union > 50:
-                ious.append((ours & theirs).sum() / union)
+        ious = mask_ious(cycles_masks[name], masks)
         assert len(ious) == 24, name
         # The tree's pegs are 2-4 pixels thick here: a pixel's shift would take its IoU below 0.6.
         assert np.median(ious) > 0.85 and min(ious) > 0.7, (name, np.round(ious, 3))
 
 
 def test_the_cycles_films_depth_is_mujocos(films: dict[str, Path]) -> None:
-    for frame in (0, 12, 23):
-        depths = [cv2.imread(str(films[r] / "depth" / f"{frame:06d}.png"), cv2.IMREAD_UNCHANGED).astype(float)
-                  for r in ("mujoco", "cycles")]  # fmt: skip
-        both = (depths[0] > 0) & (depths[1] > 0)
-        assert both.mean() > 0.7 * min((d > 0).mean() for d in depths) > 0.3
-        assert np.median(np.abs(depths[0] - depths[1])[both]) < 6.0, frame
+    assert_same_depth(films, (0, 12, 23))
 
 
 def test_the_cycles_film_looks_other_and_says_how_it_was_made(films: dict[str, Path]) -> None:
@@ -91,12 +76,7 @@ def test_the_cycles_film_looks_other_and_says_how_it_was_made(films: dict[str, P
         "marble",
     )
     assert _truth(films["mujoco"])["generator"]["renderer"] == "MuJoCo (OpenGL)"
-    frames = []
-    for renderer in ("mujoco", "cycles"):
-        capture = cv2.VideoCapture(str(films[renderer] / "video.mp4"))
-        ok, frame = capture.read()
-        capture.release()
-        assert ok
-        frames.append(frame.astype(float))
-    table = ~(_masks(films["cycles"])["rack"][0] | _masks(films["cycles"])["mug"][0])
+    frames = first_frames(films)
+    masks = film_masks(films["cycles"])
+    table = ~(masks["rack"][0] | masks["mug"][0])
     assert np.abs(frames[0][table] - frames[1][table]).mean() > 20

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,14 @@ def cabinet_run(tmp_path_factory) -> Path:
     demo, out = make_cabinet_demo(root / "demo"), root / "out"
     assert main(["run", str(demo), "--out", str(out), "--backend", "given", "--no-blend", "-q"]) == 0
     return out
+
+
+@pytest.fixture(scope="session")
+def recording():
+    """tools/_recording.py, which writes one gripper motion in each of trajectory.json's forms."""
+    tools = str(Path(__file__).resolve().parents[2] / "tools")
+    sys.path.insert(0, tools)
+    try:
+        return importlib.import_module("_recording")
+    finally:
+        sys.path.remove(tools)

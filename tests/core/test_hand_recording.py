@@ -10,10 +10,8 @@ must give back that motion, and the bundled demo, its robot's recording rewritte
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,15 +26,6 @@ from real2gym.real2gym_addon.trajectory import FINGERTIP_PAD, parse_trajectory
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "block_in_cup"
 FRAMES, FPS = 60, 30.0
-
-
-@pytest.fixture(scope="module")
-def recording():
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        return importlib.import_module("_recording")
-    finally:
-        sys.path.remove(str(REPO / "tools"))
 
 
 def _motion():

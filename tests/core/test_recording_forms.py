@@ -26,15 +26,6 @@ HELD_WIDTH = 0.034
 """Metres: the measured finger gap while holding."""
 
 
-@pytest.fixture(scope="module")
-def recording():
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        return importlib.import_module("_recording")
-    finally:
-        sys.path.remove(str(REPO / "tools"))
-
-
 def _motion():
     """A smooth pick and place: down, hold, carry with a 60-degree wrist turn, release, up.
 
